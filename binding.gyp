@@ -1,0 +1,17 @@
+{
+  "targets": [
+    {
+      "target_name": "arenacache",
+      "sources": [
+        "src/native/addon.cc",
+        "src/native/thread_identity.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions", "-O2"],
+      "cflags_cc!": ["-fno-exceptions", "-O2"],
+      "cflags_cc": ["-O3", "-fvisibility=hidden", "-std=c++17", "-Wall", "-Wextra"],
+      "cflags": ["-O3", "-fvisibility=hidden"]
+    }
+  ]
+}

@@ -1,0 +1,278 @@
+// The memory layout of an arena: where every region lives inside the one
+// shared buffer, and the self-describing header that lets another thread (or,
+// with a mapped file, another process) attach without guessing.
+//
+//   [header 4 KiB][thread stats][shard meta][dictionaries][data regions]
+//
+// The header stores the parameters the layout was computed from *and* the
+// offsets computed from them. Attaching recomputes the offsets from the
+// parameters and refuses a buffer whose stored offsets disagree, so a
+// corrupted or foreign header is caught before anything reads through it.
+
+import { ArenaCacheError, codes } from '../errors.js';
+
+export const MAGIC = 0x434e5241; // "ARNC" in little-endian byte order
+export const LAYOUT_VERSION = 1;
+export const HEADER_BYTES = 4096;
+
+export const MIB = 1024 * 1024;
+export const MIN_MEMORY_BYTES = MIB;
+export const MAX_MEMORY_BYTES = 1024 * 1024 * MIB; // 1 TiB
+export const MAX_SHARDS = 4096;
+export const MAX_KEY_BYTES_LIMIT = 0xffff; // the key length is a 16-bit field
+export const MAX_CODEC_NAME_BYTES = 64;
+
+/** Each shard's meta block: one 128-byte line of its own (no false sharing). */
+export const SHARD_META_BYTES = 128;
+/** Each thread's counter block: 16 float64 words (word 0 holds the owner). */
+export const THREAD_SLOT_BYTES = 128;
+export const DICTIONARY_SLOT_BYTES = 8;
+/** Dictionary load bound: linear probing stays short below it. */
+export const MAX_LOAD = 0.75;
+/** Without `max`, the dictionary is sized for entries of this average size. */
+export const ASSUMED_ENTRY_BYTES = 192;
+/** Smallest data region a shard may have. */
+export const MIN_REGION_BYTES = 16 * 1024;
+/** Offsets inside a region stay below 2^31 so they are small integers in V8. */
+export const MAX_REGION_BYTES = 2 ** 31 - 4096;
+/** Auto sharding aims for regions of this size (concurrency vs largest value). */
+const TARGET_REGION_BYTES = 4 * MIB;
+const AUTO_MAX_SHARDS = 64;
+
+// Header fields. u32 fields are indexes into a Uint32Array over the header,
+// f64 fields indexes into a Float64Array over it.
+export const H32_MAGIC = 0;
+export const H32_VERSION = 1;
+export const H32_HEADER_BYTES = 2;
+export const H32_CHECKSUM = 3;
+export const H64_TOTAL_BYTES = 2;
+export const H64_SHARDS = 3;
+export const H64_SLOTS_PER_SHARD = 4;
+export const H64_REGION_BYTES = 5;
+export const H64_MAX_KEY_BYTES = 6;
+export const H64_MAX_ENTRIES_PER_SHARD = 7;
+export const H64_HASH_SEED = 8;
+export const H64_THREAD_SLOTS = 9;
+export const H64_STATS_OFFSET = 10;
+export const H64_META_OFFSET = 11;
+export const H64_TABLES_OFFSET = 12;
+export const H64_DATA_OFFSET = 13;
+export const H64_DEFAULT_TTL = 14;
+export const H64_LOCK_LEASE_MS = 15;
+export const H64_CREATED_AT = 16;
+export const H64_ARENA_ID = 17;
+export const H64_MAX = 18;
+const CODEC_NAME_LENGTH_BYTE = 160; // u32 length, then the UTF-8 name
+const CODEC_NAME_BYTE = 164;
+/** The checksum covers these header bytes (everything immutable). */
+const CHECKSUM_FROM = 16;
+const CHECKSUM_TO = 256;
+/** Int32 index of the counter handing out ids to threads without a kernel tid. */
+export const H32_ANON_THREAD_COUNTER = 512 / 4;
+
+function pow2Floor(n) {
+  return n < 1 ? 0 : 2 ** Math.floor(Math.log2(n));
+}
+
+function align(n, to) {
+  return Math.ceil(n / to) * to;
+}
+
+/**
+ * Resolves the automatic choices (shards, dictionary size, thread slots) for
+ * validated options. Throws RangeError when the options cannot share the
+ * memory sensibly, naming the option to change.
+ */
+export function planLayout({ memoryBytes, shards, max, maxKeyBytes }) {
+  let shardCount = shards;
+  if (shardCount === 0) {
+    shardCount = Math.min(AUTO_MAX_SHARDS, Math.max(1, pow2Floor(memoryBytes / TARGET_REGION_BYTES)));
+    // With a small `max`, few shards keep the per-shard entry bound meaningful.
+    if (max > 0) shardCount = Math.max(1, Math.min(shardCount, pow2Floor(max / 8)));
+    while (memoryBytes / shardCount > MAX_REGION_BYTES) shardCount *= 2;
+  } else if (max > 0 && max < shardCount) {
+    throw new RangeError(`options.max (${max}) must be at least options.shards (${shardCount}): each shard holds max / shards entries`);
+  }
+  const threadSlots = Math.min(256, Math.max(16, pow2Floor(memoryBytes / (64 * 1024))));
+  const entriesPerShard = max > 0 ? Math.floor(max / shardCount) : Math.ceil(memoryBytes / shardCount / ASSUMED_ENTRY_BYTES);
+  const slotsPerShard = Math.max(8, Math.ceil(entriesPerShard / MAX_LOAD) + 1);
+  const maxEntriesPerShard = max > 0 ? entriesPerShard : Math.floor(slotsPerShard * MAX_LOAD);
+  const tableBytes = shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES;
+  if (tableBytes > memoryBytes / 2) {
+    throw new RangeError(
+      `options.max (${max}) needs a dictionary of ${tableBytes} bytes, more than half of options.memoryBytes (${memoryBytes}); lower max or raise memoryBytes`,
+    );
+  }
+  const layout = computeLayout({ memoryBytes, shardCount, slotsPerShard, maxEntriesPerShard, threadSlots, maxKeyBytes });
+  if (layout.regionBytes < MIN_REGION_BYTES) {
+    throw new RangeError(
+      `options.shards (${shardCount}) leaves each shard ${layout.regionBytes} bytes of data, less than ${MIN_REGION_BYTES}; ` +
+        'use fewer shards or raise options.memoryBytes',
+    );
+  }
+  if (layout.regionBytes > MAX_REGION_BYTES) {
+    throw new RangeError(
+      `options.shards (${shardCount}) gives each shard ${layout.regionBytes} bytes of data, more than ${MAX_REGION_BYTES}; use more shards`,
+    );
+  }
+  return layout;
+}
+
+/** Offsets from the layout parameters; the same function serves create and attach. */
+export function computeLayout({ memoryBytes, shardCount, slotsPerShard, maxEntriesPerShard, threadSlots, maxKeyBytes }) {
+  const statsOffset = HEADER_BYTES;
+  const metaOffset = statsOffset + threadSlots * THREAD_SLOT_BYTES;
+  const tablesOffset = metaOffset + shardCount * SHARD_META_BYTES;
+  const dataOffset = align(tablesOffset + shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES, 64);
+  const regionBytes = Math.max(0, Math.floor((memoryBytes - dataOffset) / shardCount / 64) * 64);
+  return {
+    memoryBytes,
+    shardCount,
+    slotsPerShard,
+    maxEntriesPerShard,
+    threadSlots,
+    maxKeyBytes,
+    statsOffset,
+    metaOffset,
+    tablesOffset,
+    dataOffset,
+    regionBytes,
+  };
+}
+
+function checksum(bytes) {
+  let h = 0x811c9dc5;
+  for (let i = CHECKSUM_FROM; i < CHECKSUM_TO; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * Writes a fresh header into `buffer` (zeroed memory).
+ * @param {SharedArrayBuffer} buffer
+ * @param {ReturnType<typeof computeLayout>} layout
+ * @param {{ defaultTtl: number, lockLeaseMs: number, max: number, codecName: string }} settings
+ */
+export function writeHeader(buffer, layout, settings) {
+  const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
+  const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
+  const bytes = new Uint8Array(buffer, 0, HEADER_BYTES);
+  const random = new Uint32Array(3);
+  crypto.getRandomValues(random);
+  h64[H64_TOTAL_BYTES] = layout.memoryBytes;
+  h64[H64_SHARDS] = layout.shardCount;
+  h64[H64_SLOTS_PER_SHARD] = layout.slotsPerShard;
+  h64[H64_REGION_BYTES] = layout.regionBytes;
+  h64[H64_MAX_KEY_BYTES] = layout.maxKeyBytes;
+  h64[H64_MAX_ENTRIES_PER_SHARD] = layout.maxEntriesPerShard;
+  h64[H64_HASH_SEED] = random[0];
+  h64[H64_THREAD_SLOTS] = layout.threadSlots;
+  h64[H64_STATS_OFFSET] = layout.statsOffset;
+  h64[H64_META_OFFSET] = layout.metaOffset;
+  h64[H64_TABLES_OFFSET] = layout.tablesOffset;
+  h64[H64_DATA_OFFSET] = layout.dataOffset;
+  h64[H64_DEFAULT_TTL] = settings.defaultTtl;
+  h64[H64_LOCK_LEASE_MS] = settings.lockLeaseMs;
+  h64[H64_CREATED_AT] = Date.now();
+  h64[H64_ARENA_ID] = (random[1] & 0x1fffff) * 2 ** 32 + random[2];
+  h64[H64_MAX] = settings.max;
+  const name = new TextEncoder().encode(settings.codecName);
+  h32[CODEC_NAME_LENGTH_BYTE / 4] = name.length;
+  bytes.set(name, CODEC_NAME_BYTE);
+  h32[H32_HEADER_BYTES] = HEADER_BYTES;
+  h32[H32_VERSION] = LAYOUT_VERSION;
+  h32[H32_CHECKSUM] = checksum(bytes);
+  // The magic goes last: a buffer is an arena only once everything else is in place.
+  Atomics.store(new Int32Array(buffer, 0, 1), 0, MAGIC | 0);
+}
+
+function fail(code, message) {
+  return new ArenaCacheError(code, message);
+}
+
+/**
+ * Reads and validates the header of `buffer`. Never guesses: any field that
+ * disagrees with the others is an ArenaCacheError with a specific code.
+ */
+export function readHeader(buffer) {
+  const size = buffer.byteLength;
+  if (size < 16) {
+    throw fail(codes.ERR_ARENA_NOT_ARENA, `buffer is not an arena: ${size} bytes is too small to hold an arena header`);
+  }
+  const first = new Uint32Array(buffer, 0, 4);
+  if (first[H32_MAGIC] !== MAGIC) {
+    throw fail(
+      codes.ERR_ARENA_NOT_ARENA,
+      `buffer is not an arena: magic is 0x${first[H32_MAGIC].toString(16).padStart(8, '0')}, expected 0x${MAGIC.toString(16)}`,
+    );
+  }
+  if (first[H32_VERSION] !== LAYOUT_VERSION) {
+    throw fail(
+      codes.ERR_ARENA_VERSION,
+      `arena layout version ${first[H32_VERSION]} is not supported; this arenacache reads version ${LAYOUT_VERSION}`,
+    );
+  }
+  if (first[H32_HEADER_BYTES] !== HEADER_BYTES) {
+    throw fail(codes.ERR_ARENA_CORRUPT, `arena header size is ${first[H32_HEADER_BYTES]}, expected ${HEADER_BYTES}`);
+  }
+  if (size < HEADER_BYTES) {
+    throw fail(codes.ERR_ARENA_TRUNCATED, `arena is truncated: ${size} bytes cannot hold its ${HEADER_BYTES}-byte header`);
+  }
+  const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
+  const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
+  const bytes = new Uint8Array(buffer, 0, HEADER_BYTES);
+  if (h32[H32_CHECKSUM] !== checksum(bytes)) {
+    throw fail(codes.ERR_ARENA_CORRUPT, 'arena header checksum does not match: the header was overwritten or damaged');
+  }
+  const memoryBytes = h64[H64_TOTAL_BYTES];
+  if (size < memoryBytes) {
+    throw fail(codes.ERR_ARENA_TRUNCATED, `arena is truncated: its header describes ${memoryBytes} bytes but the buffer has ${size}`);
+  }
+  const params = {
+    memoryBytes,
+    shardCount: h64[H64_SHARDS],
+    slotsPerShard: h64[H64_SLOTS_PER_SHARD],
+    maxEntriesPerShard: h64[H64_MAX_ENTRIES_PER_SHARD],
+    threadSlots: h64[H64_THREAD_SLOTS],
+    maxKeyBytes: h64[H64_MAX_KEY_BYTES],
+  };
+  const sane =
+    Number.isInteger(params.shardCount) &&
+    params.shardCount >= 1 &&
+    params.shardCount <= MAX_SHARDS &&
+    (params.shardCount & (params.shardCount - 1)) === 0 &&
+    Number.isInteger(params.slotsPerShard) &&
+    params.maxEntriesPerShard < params.slotsPerShard &&
+    params.maxEntriesPerShard >= 1 &&
+    Number.isInteger(params.threadSlots) &&
+    params.threadSlots >= 1 &&
+    Number.isInteger(params.maxKeyBytes) &&
+    params.maxKeyBytes >= 1 &&
+    params.maxKeyBytes <= MAX_KEY_BYTES_LIMIT;
+  const layout = sane ? computeLayout(params) : null;
+  if (
+    layout === null ||
+    layout.statsOffset !== h64[H64_STATS_OFFSET] ||
+    layout.metaOffset !== h64[H64_META_OFFSET] ||
+    layout.tablesOffset !== h64[H64_TABLES_OFFSET] ||
+    layout.dataOffset !== h64[H64_DATA_OFFSET] ||
+    layout.regionBytes !== h64[H64_REGION_BYTES] ||
+    layout.regionBytes < MIN_REGION_BYTES ||
+    layout.regionBytes > MAX_REGION_BYTES
+  ) {
+    throw fail(codes.ERR_ARENA_CORRUPT, 'arena header is inconsistent: its stored offsets do not follow from its stored sizes');
+  }
+  const nameLength = h32[CODEC_NAME_LENGTH_BYTE / 4];
+  if (nameLength > MAX_CODEC_NAME_BYTES) {
+    throw fail(codes.ERR_ARENA_CORRUPT, `arena header names a codec of ${nameLength} bytes, more than ${MAX_CODEC_NAME_BYTES}`);
+  }
+  return {
+    ...layout,
+    hashSeed: h64[H64_HASH_SEED],
+    defaultTtl: h64[H64_DEFAULT_TTL],
+    lockLeaseMs: h64[H64_LOCK_LEASE_MS],
+    createdAt: h64[H64_CREATED_AT],
+    arenaId: h64[H64_ARENA_ID],
+    max: h64[H64_MAX],
+    codecName: new TextDecoder().decode(bytes.slice(CODEC_NAME_BYTE, CODEC_NAME_BYTE + nameLength)),
+  };
+}

@@ -1,0 +1,58 @@
+// The record format of a shard's data region (a circular log).
+//
+// Every record starts 8-byte aligned:
+//
+//   word 0  flags: bits 0-1 type (LIVE/DEAD/PAD), bit 2 HAS_TTL, bit 3 key
+//           kind, bits 4-5 value kind, bits 16-31 key length
+//   word 1  value length in bytes
+//   word 2  hash of the key (finds the dictionary slot when evicting)
+//   word 3  record size in bytes (header + key + value, rounded up to 8)
+//   [f64    expiry time in ms since the epoch, only when HAS_TTL]
+//   key bytes, padded to 4 so the value starts word-aligned (fast copies)
+//   value bytes
+//
+// A PAD record fills the end of the region when the next record does not fit
+// before the end; its size is implicit (up to the end of the region).
+
+export const RECORD_HEADER_BYTES = 16;
+export const TTL_BYTES = 8;
+
+export const TYPE_MASK = 3;
+export const TYPE_LIVE = 1;
+export const TYPE_DEAD = 2;
+export const TYPE_PAD = 3;
+export const HAS_TTL = 4;
+export const KEY_KIND_SHIFT = 3;
+export const VALUE_KIND_SHIFT = 4;
+
+/** Key kinds: a string key and a Buffer key with the same bytes are different keys. */
+export const KEY_STRING = 0;
+export const KEY_BYTES = 1;
+
+/** Value kinds: how the stored bytes turn back into a value. */
+export const VALUE_RAW = 0; // Buffer/Uint8Array, returned as a Buffer copy
+export const VALUE_UTF8 = 1; // string
+export const VALUE_CODEC = 2; // anything else, through the cache's codec
+
+/** The bits of word 0 that identify a live record of a given key. */
+export const KEY_MATCH_MASK = (0xffff0000 | (1 << KEY_KIND_SHIFT) | TYPE_MASK) >>> 0;
+
+/** Word 0 as findSlot expects it for a live record of this key length and kind. */
+export function keyWord(keyLength, keyKind) {
+  return ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
+}
+
+/** Bytes a record of this shape occupies in the log. */
+export function recordSize(keyLength, valueLength, hasTtl) {
+  // Plain arithmetic, not `& ~7`: a huge value length must not wrap to int32.
+  const raw = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + ((keyLength + 3) & ~3) + valueLength + 7;
+  return raw - (raw % 8);
+}
+
+/**
+ * The largest value a region of `regionBytes` can hold under a key of
+ * `keyLength` bytes (with a TTL, the worst case).
+ */
+export function maxValueBytes(regionBytes, keyLength) {
+  return regionBytes - RECORD_HEADER_BYTES - TTL_BYTES - ((keyLength + 3) & ~3);
+}

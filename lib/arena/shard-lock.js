@@ -1,0 +1,155 @@
+// ShardLock: one int32 per shard that is both the writers' lock and the
+// readers' sequence number (a seqlock).
+//
+//   even  unlocked; readers may read optimistically
+//   odd   a writer is inside; readers wait, and retry if it changed meanwhile
+//
+// Writers take the lock with one compareExchange and release it with another
+// (so a writer whose lock was taken away notices). Readers pay two loads and
+// no store, so reads never contend with each other.
+//
+// A holder can die inside its critical section: a worker terminated by
+// worker.terminate(), or (with a mapped file) a process killed by SIGKILL.
+// The lock therefore carries its owner (pid, kernel tid). A waiter that has
+// spun for a while asks the kernel whether the owner still exists; if not, or
+// if the lock has been held longer than the lease, the waiter takes the lock
+// over and resets the shard (its entries are lost, never corrupted).
+
+import { isProcessAlive, isThreadAlive } from '../native.js';
+import { STAT } from './thread-stats.js';
+
+export const M_SEQ = 0;
+export const M_OWNER_PID = 1;
+export const M_OWNER_TID = 2;
+
+/** Busy polls before the first sleep: a critical section lasts microseconds. */
+const SPIN_POLLS = 256;
+const SLEEP_MIN_MS = 0.02;
+const SLEEP_MAX_MS = 2;
+
+export class ShardLock {
+  /**
+   * @param {{ leaseMs: number, counters: Float64Array, tid: number }} options
+   *   `tid` is this thread's kernel thread id, 0 when unknown.
+   */
+  constructor({ leaseMs, counters, tid }) {
+    this.leaseMs = leaseMs;
+    this.counters = counters;
+    this.pid = process.pid;
+    this.tid = tid;
+    this.sleepCell = new Int32Array(new SharedArrayBuffer(4));
+  }
+
+  /** Takes the shard's lock; returns the held (odd) sequence value. */
+  acquire(shard) {
+    const meta = shard.meta;
+    const seq = meta[M_SEQ];
+    if ((seq & 1) === 0 && Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {
+      meta[M_OWNER_PID] = this.pid;
+      meta[M_OWNER_TID] = this.tid;
+      return (seq + 1) | 0;
+    }
+    return this.acquireContended(shard);
+  }
+
+  acquireContended(shard) {
+    const meta = shard.meta;
+    this.counters[STAT.lockWaits]++;
+    for (;;) {
+      const seq = Atomics.load(meta, M_SEQ);
+      if ((seq & 1) === 0) {
+        if (Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {
+          meta[M_OWNER_PID] = this.pid;
+          meta[M_OWNER_TID] = this.tid;
+          return (seq + 1) | 0;
+        }
+      } else {
+        this.waitWhileHeld(shard, seq);
+      }
+    }
+  }
+
+  /** Releases after a change: readers that overlapped will retry. */
+  release(shard, held) {
+    const meta = shard.meta;
+    meta[M_OWNER_TID] = 0;
+    meta[M_OWNER_PID] = 0;
+    if (Atomics.compareExchange(meta, M_SEQ, held, (held + 1) | 0) !== held) this.lockWasTaken(shard);
+  }
+
+  /**
+   * Releases without a change: the sequence goes back to its value before
+   * acquire, so optimistic readers that overlapped need not retry.
+   */
+  releaseUnchanged(shard, held) {
+    const meta = shard.meta;
+    meta[M_OWNER_TID] = 0;
+    meta[M_OWNER_PID] = 0;
+    // If this fails the lock was taken over while we only read: nothing to repair.
+    Atomics.compareExchange(meta, M_SEQ, held, (held - 1) | 0);
+  }
+
+  /**
+   * Waits until the shard's sequence is no longer the odd value `seq`:
+   * released, or taken over from a dead or expired holder.
+   */
+  waitWhileHeld(shard, seq) {
+    const meta = shard.meta;
+    let polls = 0;
+    let since = -1;
+    let sleepMs = SLEEP_MIN_MS;
+    for (;;) {
+      if (Atomics.load(meta, M_SEQ) !== seq) return;
+      if (polls < SPIN_POLLS) {
+        polls++;
+        continue;
+      }
+      const now = performance.now();
+      if (since < 0) since = now;
+      else if (now - since >= this.leaseMs || this.holderIsGone(shard, seq)) {
+        this.takeOver(shard, seq);
+        return;
+      }
+      Atomics.wait(this.sleepCell, 0, 0, sleepMs);
+      sleepMs = Math.min(sleepMs * 2, SLEEP_MAX_MS);
+    }
+  }
+
+  /** True when the holder of sequence value `seq` is known to have exited. */
+  holderIsGone(shard, seq) {
+    const meta = shard.meta;
+    const pid = meta[M_OWNER_PID];
+    const tid = meta[M_OWNER_TID];
+    // Owner fields are written just after the lock is taken; re-check the
+    // sequence so they are known to belong to this holding of the lock.
+    if (Atomics.load(meta, M_SEQ) !== seq || pid <= 0) return false;
+    if (pid !== this.pid && !isProcessAlive(pid)) return true;
+    return tid > 0 && isThreadAlive(pid, tid) === false;
+  }
+
+  /** Takes the lock from a dead or expired holder and resets the shard. */
+  takeOver(shard, seq) {
+    const meta = shard.meta;
+    // Still odd, so nobody else can enter while the shard is reset.
+    if (Atomics.compareExchange(meta, M_SEQ, seq, (seq + 2) | 0) !== seq) return;
+    meta[M_OWNER_PID] = this.pid;
+    meta[M_OWNER_TID] = this.tid;
+    shard.reset();
+    this.counters[STAT.lockRecoveries]++;
+    meta[M_OWNER_TID] = 0;
+    meta[M_OWNER_PID] = 0;
+    Atomics.store(meta, M_SEQ, (seq + 3) | 0);
+  }
+
+  /**
+   * Our release failed: another thread decided we were dead and took the lock
+   * over while we were still writing. Whatever we wrote after that may have
+   * damaged the shard, so reset it once more under a proper lock.
+   */
+  lockWasTaken(shard) {
+    const held = this.acquire(shard);
+    shard.reset();
+    this.counters[STAT.lockRecoveries]++;
+    this.release(shard, held);
+  }
+}

@@ -1,0 +1,133 @@
+// SharedCache options: one object of defaults and the checks that turn bad
+// options into errors that name the option and what was expected.
+
+import { describe } from '../errors.js';
+import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES } from '../arena/layout.js';
+import { checkCodec, msgpackCodec } from './codec.js';
+
+/** Every option of `new SharedCache(options)` with its default. */
+export const DEFAULTS = Object.freeze({
+  /** Bytes of shared memory for the whole cache (required). */
+  memoryBytes: undefined,
+  /** Most entries to hold; 0 means bounded by memory only. */
+  max: 0,
+  /** Default time to live in ms for entries set without one; 0 means forever. */
+  ttl: 0,
+  /** Longest key in UTF-8 bytes. */
+  maxKeyBytes: 4096,
+  /** Number of shards (a power of two); 0 chooses from memoryBytes. */
+  shards: 0,
+  /** A lock held longer than this is presumed abandoned (ms). */
+  lockLeaseMs: 1000,
+  /** How values other than Buffers and strings are stored. */
+  codec: msgpackCodec,
+});
+
+export const ATTACH_DEFAULTS = Object.freeze({
+  codec: msgpackCodec,
+});
+
+/** Largest ttl: about 285,000 years, far beyond any clock, still exact in float64. */
+export const MAX_TTL = 2 ** 53 - 2 ** 43;
+
+function editDistance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length];
+}
+
+/** lru-cache option names whose counterpart here has another name. */
+const LRU_CACHE_NAMES = Object.freeze({ maxSize: 'memoryBytes', maxEntrySize: 'memoryBytes' });
+
+/** Throws for any key of `options` not in `known`, suggesting the closest name. */
+export function rejectUnknown(options, known, where) {
+  for (const name of Object.keys(options)) {
+    if (Object.hasOwn(known, name)) continue;
+    if (Object.hasOwn(LRU_CACHE_NAMES, name) && Object.hasOwn(known, LRU_CACHE_NAMES[name])) {
+      throw new TypeError(`${where}.${name} is not a known option; did you mean ${LRU_CACHE_NAMES[name]}? (lru-cache's ${name})`);
+    }
+    let best = null;
+    let bestDistance = Infinity;
+    for (const candidate of Object.keys(known)) {
+      const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name, candidate);
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
+    }
+    const hint = bestDistance <= 3 ? `; did you mean ${best}?` : `; valid options are ${Object.keys(known).join(', ')}`;
+    throw new TypeError(`${where}.${name} is not a known option${hint}`);
+  }
+}
+
+function checkObject(options, where) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${where} must be an object (got ${describe(options)})`);
+  }
+}
+
+function checkInteger(value, name, min, max, range) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be ${range} (got ${describe(value)})`);
+  }
+}
+
+/** Validates a ttl in ms (option or per-entry). */
+export function checkTtl(value, name) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds (got ${describe(value)})`);
+  if (!(value >= 0 && value <= MAX_TTL)) {
+    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, 0 meaning no expiry (got ${describe(value)})`);
+  }
+}
+
+/** Validated options for `new SharedCache(options)`, defaults filled in. */
+export function resolveOptions(options) {
+  if (options === undefined) {
+    throw new TypeError('options.memoryBytes is required: new SharedCache({ memoryBytes: 64 * 2 ** 20 })');
+  }
+  checkObject(options, 'options');
+  rejectUnknown(options, DEFAULTS, 'options');
+  const resolved = { ...DEFAULTS };
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  if (resolved.memoryBytes === undefined) {
+    throw new TypeError(
+      `options.memoryBytes is required: an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`,
+    );
+  }
+  checkInteger(
+    resolved.memoryBytes,
+    'options.memoryBytes',
+    MIN_MEMORY_BYTES,
+    MAX_MEMORY_BYTES,
+    `an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`,
+  );
+  checkInteger(resolved.max, 'options.max', 0, 2 ** 32, 'an integer between 0 (no limit) and 2^32');
+  checkTtl(resolved.ttl, 'options.ttl');
+  checkInteger(resolved.maxKeyBytes, 'options.maxKeyBytes', 1, MAX_KEY_BYTES_LIMIT, `an integer between 1 and ${MAX_KEY_BYTES_LIMIT}`);
+  checkInteger(resolved.shards, 'options.shards', 0, MAX_SHARDS, `0 (automatic) or a power of two up to ${MAX_SHARDS}`);
+  if ((resolved.shards & (resolved.shards - 1)) !== 0) {
+    throw new RangeError(`options.shards must be 0 (automatic) or a power of two up to ${MAX_SHARDS} (got ${resolved.shards})`);
+  }
+  checkInteger(resolved.lockLeaseMs, 'options.lockLeaseMs', 1, 600_000, 'an integer between 1 and 600000 milliseconds');
+  checkCodec(resolved.codec, 'options.codec');
+  return resolved;
+}
+
+/** Validated options for `SharedCache.attach(handle, options)`. */
+export function resolveAttachOptions(options) {
+  if (options === undefined) return { ...ATTACH_DEFAULTS };
+  checkObject(options, 'options');
+  rejectUnknown(options, ATTACH_DEFAULTS, 'options');
+  const resolved = { ...ATTACH_DEFAULTS };
+  if (options.codec !== undefined) resolved.codec = checkCodec(options.codec, 'options.codec');
+  return resolved;
+}

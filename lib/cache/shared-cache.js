@@ -1,0 +1,303 @@
+// SharedCache: the public key/value API over an arena.
+//
+// The instance is thin: it validates arguments, encodes keys and values, and
+// hands bytes to the Arena it holds privately. Everything another thread needs
+// lives in the shared buffer, so `SharedCache.attach(cache.handle)` in a
+// worker gives a cache with the same entries, memory and stats.
+
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import { Arena } from '../arena/arena.js';
+import { planLayout } from '../arena/layout.js';
+import {
+  KEY_STRING,
+  maxValueBytes,
+  recordSize,
+  VALUE_CODEC,
+  VALUE_RAW,
+  VALUE_UTF8,
+} from '../arena/record.js';
+import { KeyEncoder } from './key-encoder.js';
+import { checkTtl, resolveAttachOptions, resolveOptions } from './options.js';
+
+const HANDLE_TYPE = 'arenacache.SharedCache';
+const HANDLE_VERSION = 1;
+const kAttach = Symbol('attach');
+
+function checkHandle(handle) {
+  if (handle instanceof SharedArrayBuffer) return handle;
+  if (handle === null || typeof handle !== 'object' || handle.type !== HANDLE_TYPE) {
+    throw new TypeError(
+      `handle must be a SharedCache handle (cache.handle) or its SharedArrayBuffer (got ${describe(handle)})`,
+    );
+  }
+  if (handle.version !== HANDLE_VERSION) {
+    throw new RangeError(`handle.version must be ${HANDLE_VERSION} (got ${describe(handle.version)})`);
+  }
+  if (!(handle.buffer instanceof SharedArrayBuffer)) {
+    throw new TypeError(`handle.buffer must be a SharedArrayBuffer (got ${describe(handle.buffer)})`);
+  }
+  return handle.buffer;
+}
+
+export class SharedCache {
+  #arena;
+  #keys;
+  #codec;
+  #defaultTtl;
+  #regionBytes;
+  #handle;
+
+  /**
+   * Creates a cache in a new SharedArrayBuffer.
+   * @param {import('./options.js').DEFAULTS} options
+   */
+  constructor(options) {
+    let arena;
+    let codec;
+    const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
+    if (attaching) {
+      ({ arena, codec } = options[kAttach]);
+    } else {
+      const resolved = resolveOptions(options);
+      const layout = planLayout(resolved);
+      arena = Arena.create(layout, {
+        defaultTtl: resolved.ttl,
+        lockLeaseMs: resolved.lockLeaseMs,
+        max: resolved.max,
+        codecName: resolved.codec.name,
+      });
+      codec = resolved.codec;
+    }
+    const header = arena.header;
+    this.#arena = arena;
+    this.#codec = codec;
+    this.#defaultTtl = header.defaultTtl;
+    this.#regionBytes = header.regionBytes;
+    this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(1));
+    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer });
+  }
+
+  /**
+   * Attaches to a cache created in another thread, from its `handle`.
+   * @param {{ type: string, version: number, buffer: SharedArrayBuffer } | SharedArrayBuffer} handle
+   * @param {{ codec?: object }} [options]
+   */
+  static attach(handle, options) {
+    const buffer = checkHandle(handle);
+    const resolved = resolveAttachOptions(options);
+    const arena = Arena.attach(buffer);
+    if (arena.header.codecName !== resolved.codec.name) {
+      throw new ArenaCacheError(
+        codes.ERR_CODEC_MISMATCH,
+        `the cache was created with the codec "${arena.header.codecName}" but attach() was given "${resolved.codec.name}"; ` +
+          'pass the same codec in options.codec',
+      );
+    }
+    return new SharedCache({ [kAttach]: { arena, codec: resolved.codec } });
+  }
+
+  /**
+   * A structured-cloneable value for postMessage/workerData (and piscina task
+   * arguments) that SharedCache.attach() turns back into a cache.
+   */
+  get handle() {
+    return this.#handle;
+  }
+
+  /** The value stored under `key`, or undefined. */
+  get(key) {
+    const keys = this.#keys;
+    keys.encode(key);
+    const arena = this.#arena;
+    const value = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
+    if (value === undefined || arena.valueKind !== VALUE_CODEC) return value;
+    return this.#decode(value);
+  }
+
+  /**
+   * Stores `value` under `key`, evicting other entries if memory is short.
+   * @param {{ ttl?: number }} [options] ttl in ms; 0 means no expiry
+   * @returns {this}
+   */
+  set(key, value, options) {
+    let ttl = this.#defaultTtl;
+    if (options !== undefined) ttl = this.#entryTtl(options);
+    let kind;
+    let payload;
+    let length;
+    if (typeof value === 'string') {
+      kind = VALUE_UTF8;
+      payload = value;
+      length = Buffer.byteLength(value, 'utf8');
+    } else if (value instanceof Uint8Array) {
+      kind = VALUE_RAW;
+      payload = value;
+      length = value.byteLength;
+    } else {
+      kind = VALUE_CODEC;
+      payload = this.#encode(value);
+      length = payload.byteLength;
+    }
+    const keys = this.#keys;
+    keys.encode(key);
+    const hasTtl = ttl > 0;
+    const size = recordSize(keys.length, length, hasTtl);
+    if (size > this.#regionBytes) throw this.#tooLarge(length, keys.length);
+    this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, kind, payload, length, hasTtl ? Date.now() + ttl : 0, size);
+    return this;
+  }
+
+  /** Whether `key` has a live, unexpired entry. Does not count as a use. */
+  has(key) {
+    const keys = this.#keys;
+    keys.encode(key);
+    return this.#arena.has(keys.bytes, keys.length, keys.kind, keys.hash);
+  }
+
+  /** Removes `key`; true if it had a live entry (like Map#delete). */
+  delete(key) {
+    const keys = this.#keys;
+    keys.encode(key);
+    return this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+  }
+
+  /** Removes every entry, in every thread's view. Counters are kept. */
+  clear() {
+    this.#arena.clear();
+  }
+
+  /** Number of entries (entries that expired but were not reclaimed yet included). */
+  get size() {
+    return this.#arena.size;
+  }
+
+  /**
+   * Keys of live entries. Weakly consistent: each shard is read at one
+   * instant, so a key present for the whole iteration is yielded exactly
+   * once; keys set or deleted meanwhile may or may not appear.
+   */
+  *keys() {
+    for (let shard = 0; shard < this.#arena.shards.length; shard++) {
+      for (const entry of this.#arena.snapshotShard(shard, false)) yield this.#decodeKey(entry);
+    }
+  }
+
+  /** Values of live entries (weakly consistent, like keys()). */
+  *values() {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  /** [key, value] pairs of live entries (weakly consistent, like keys()). */
+  *entries() {
+    for (let shard = 0; shard < this.#arena.shards.length; shard++) {
+      for (const entry of this.#arena.snapshotShard(shard, true)) {
+        const value = entry.valueKind === VALUE_CODEC ? this.#decode(entry.value) : entry.value;
+        yield [this.#decodeKey(entry), value];
+      }
+    }
+  }
+
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+
+  /** Counters of every thread attached to this cache, summed, and its sizes. */
+  stats() {
+    const arena = this.#arena;
+    const header = arena.header;
+    const { totals, entries, liveBytes, usedBytes } = arena.stats();
+    const gets = totals.hits + totals.misses;
+    return {
+      gets,
+      hits: totals.hits,
+      misses: totals.misses,
+      hitRatio: gets === 0 ? 0 : totals.hits / gets,
+      sets: totals.sets,
+      deletes: totals.deletes,
+      evictions: totals.evictions,
+      expirations: totals.expirations,
+      entries,
+      liveBytes,
+      usedBytes,
+      dataBytes: header.regionBytes * header.shardCount,
+      memoryBytes: header.memoryBytes,
+      maxEntries: header.maxEntriesPerShard * header.shardCount,
+      maxEntryBytes: header.regionBytes,
+      shards: header.shardCount,
+      threads: totals.threads,
+      relocations: totals.relocations,
+      readRetries: totals.readRetries,
+      lockWaits: totals.lockWaits,
+      lockRecoveries: totals.lockRecoveries,
+      shardRepairs: totals.shardRepairs,
+    };
+  }
+
+  /**
+   * Checks the arena's internal invariants (each shard briefly locked in
+   * turn). For diagnosis: a healthy cache always returns { ok: true }.
+   * @returns {{ ok: boolean, problems: string[] }}
+   */
+  verify() {
+    const problems = this.#arena.verify();
+    return { ok: problems.length === 0, problems };
+  }
+
+  #entryTtl(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`options must be an object such as { ttl: 1000 } (got ${describe(options)})`);
+    }
+    for (const name in options) {
+      if (name !== 'ttl') throw new TypeError(`options.${name} is not a known option of set(); the only one is ttl`);
+    }
+    if (options.ttl === undefined) return this.#defaultTtl;
+    checkTtl(options.ttl, 'options.ttl');
+    return options.ttl;
+  }
+
+  #encode(value) {
+    if (value === undefined) {
+      throw new TypeError('value must not be undefined; use delete(key) to remove an entry');
+    }
+    if (typeof value === 'function' || typeof value === 'symbol') {
+      throw new TypeError(`value must be a Buffer, Uint8Array, string or a value the codec can encode (got ${describe(value)})`);
+    }
+    const codec = this.#codec;
+    let bytes;
+    try {
+      bytes = codec.encode(value);
+    } catch (cause) {
+      throw new TypeError(`value could not be encoded by the ${codec.name} codec: ${cause?.message ?? cause}`, { cause });
+    }
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`the ${codec.name} codec's encode() must return a Uint8Array (got ${describe(bytes)})`);
+    }
+    return bytes;
+  }
+
+  #decode(bytes) {
+    const codec = this.#codec;
+    try {
+      return codec.decode(bytes);
+    } catch (cause) {
+      throw new ArenaCacheError(
+        codes.ERR_CODEC_DECODE,
+        `a stored value could not be decoded by the ${codec.name} codec: ${cause?.message ?? cause}`,
+        { cause },
+      );
+    }
+  }
+
+  #decodeKey(entry) {
+    return entry.keyKind === KEY_STRING ? Buffer.from(entry.key.buffer).toString('utf8') : Buffer.from(entry.key.buffer);
+  }
+
+  #tooLarge(length, keyLength) {
+    const header = this.#arena.header;
+    return new RangeError(
+      `value is ${length} bytes; the largest value this cache can hold under this key is ` +
+        `${maxValueBytes(this.#regionBytes, keyLength)} bytes (each of its ${header.shardCount} shards has ` +
+        `${this.#regionBytes} bytes); raise options.memoryBytes or lower options.shards`,
+    );
+  }
+}

@@ -1,0 +1,64 @@
+// The error classes and codes used across arenacache.
+//
+// Wrong types are TypeError, bad values RangeError (both built in, so that
+// `instanceof` works as users expect). State and I/O failures are an
+// ArenaCacheError with a stable string `code` that programs can branch on;
+// the message is for people and may change.
+
+export const codes = Object.freeze({
+  /** The buffer handed to attach() does not start with an arena header. */
+  ERR_ARENA_NOT_ARENA: 'ERR_ARENA_NOT_ARENA',
+  /** The arena was written by an incompatible layout version. */
+  ERR_ARENA_VERSION: 'ERR_ARENA_VERSION',
+  /** The buffer is shorter than its header says. */
+  ERR_ARENA_TRUNCATED: 'ERR_ARENA_TRUNCATED',
+  /** The header or the data contradicts itself. */
+  ERR_ARENA_CORRUPT: 'ERR_ARENA_CORRUPT',
+  /** The shared memory could not be allocated. */
+  ERR_ARENA_ALLOC: 'ERR_ARENA_ALLOC',
+  /** The attaching thread uses another codec than the arena was created with. */
+  ERR_CODEC_MISMATCH: 'ERR_CODEC_MISMATCH',
+  /** The codec failed to decode a stored value. */
+  ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
+  /** The native addon is not available (not built, or failed to load). */
+  ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
+});
+
+export class ArenaCacheError extends Error {
+  /**
+   * @param {string} code one of `codes`
+   * @param {string} message
+   * @param {{ cause?: unknown }} [options]
+   */
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'ArenaCacheError';
+    this.code = code;
+  }
+}
+
+/** A short rendering of a bad value for "(got ...)" in messages. */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  switch (typeof value) {
+    case 'string': {
+      const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+      return JSON.stringify(shown);
+    }
+    case 'number':
+    case 'boolean':
+      return String(value);
+    case 'bigint':
+      return `${value}n`;
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return `function ${value.name || '(anonymous)'}`;
+    default: {
+      if (Array.isArray(value)) return `an array of length ${value.length}`;
+      const name = value.constructor?.name;
+      return name ? `an instance of ${name}` : 'an object';
+    }
+  }
+}

@@ -1,0 +1,4 @@
+// The public entry of arenacache: the classes users construct and the error
+// they catch. Everything else is internal.
+export { SharedCache } from './cache/shared-cache.js';
+export { ArenaCacheError, codes } from './errors.js';

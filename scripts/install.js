@@ -1,0 +1,68 @@
+// npm install hook: make sure the native addon is loadable.
+//
+// 1. A prebuilt binary (prebuilds/<platform>-<arch>/) or an existing local
+//    build that loads: nothing to do.
+// 2. Otherwise build it with node-gyp. Node's headers are taken from the
+//    local installation when they are there, so no download is needed.
+// 3. If the build fails, say why. The in-memory cache works without the
+//    addon, so this is a warning, unless ARENACACHE_REQUIRE_NATIVE=1 (CI),
+//    where it fails the install.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const required = process.env.ARENACACHE_REQUIRE_NATIVE === '1';
+
+function loads() {
+  try {
+    const addon = require('node-gyp-build')(root);
+    return typeof addon.currentThreadId === 'function';
+  } catch {
+    return false;
+  }
+}
+
+function nodeGypCommand() {
+  const local = path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+  if (existsSync(local)) return [process.execPath, local];
+  if (process.env.npm_config_node_gyp) return [process.execPath, process.env.npm_config_node_gyp];
+  return ['node-gyp'];
+}
+
+function localNodeDir() {
+  if (process.env.npm_config_nodedir) return null;
+  const prefix = path.resolve(path.dirname(process.execPath), '..');
+  return existsSync(path.join(prefix, 'include', 'node', 'node_api.h')) ? prefix : null;
+}
+
+if (process.env.ARENACACHE_SKIP_BUILD === '1') {
+  console.log('arenacache: ARENACACHE_SKIP_BUILD=1, not building the native addon');
+  process.exit(0);
+}
+if (!process.argv.includes('--force') && loads()) {
+  console.log('arenacache: native addon present');
+  process.exit(0);
+}
+const [command, ...prefixArgs] = nodeGypCommand();
+const args = [...prefixArgs, 'rebuild'];
+const nodeDir = localNodeDir();
+if (nodeDir) args.push(`--nodedir=${nodeDir}`);
+console.log(`arenacache: building the native addon (${path.basename(command)} ${args.slice(prefixArgs.length).join(' ')})`);
+const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+if (result.status === 0 && loads()) {
+  console.log('arenacache: native addon built');
+  process.exit(0);
+}
+const reason = result.error ? result.error.message : `node-gyp exited with status ${result.status}`;
+console.error(
+  `arenacache: could not build the native addon (${reason}).\n` +
+    '  It needs python3, make and a C++ compiler (Debian: apt-get install python3 make g++).\n' +
+    '  The in-memory SharedCache works without it; file-backed arenas and fast\n' +
+    '  dead-thread detection need it. Retry with: npm rebuild arenacache',
+);
+process.exit(required ? 1 : 0);

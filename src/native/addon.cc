@@ -1,0 +1,14 @@
+// The arenacache native addon: only what JavaScript cannot do itself.
+// Each capability is one class in its own .cc/.h pair; this file wires them up.
+#include <napi.h>
+
+#include "thread_identity.h"
+
+static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
+  arenacache::ThreadIdentity::Init(env, exports);
+  // Bumped whenever the JS wrappers in lib/native.js need a different addon.
+  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  return exports;
+}
+
+NODE_API_MODULE(arenacache, InitArenacache)

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
+import { seededRandom, testSeed } from './helpers/random.js';
+
+const MiB = 2 ** 20;
+
+test('a full cache evicts instead of failing a set', () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  for (let i = 0; i < 20_000; i++) cache.set(`k${i}`, Buffer.alloc(500, i & 0xff));
+  // The newest entries are there; old ones were evicted; every hit is right.
+  assert.deepEqual(cache.get('k19999'), Buffer.alloc(500, 19999 & 0xff));
+  for (let i = 0; i < 20_000; i++) {
+    const value = cache.get(`k${i}`);
+    if (value !== undefined) assert.deepEqual(value, Buffer.alloc(500, i & 0xff));
+  }
+  assert.ok(cache.size > 1000 && cache.size < 2100, `size ${cache.size}`);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('max bounds the number of entries', () => {
+  const cache = new SharedCache({ memoryBytes: 4 * MiB, max: 64 });
+  for (let i = 0; i < 1000; i++) cache.set(`k${i}`, i);
+  assert.ok(cache.size <= 64);
+  assert.equal(cache.get('k999'), 999);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('entries read since the last pass survive eviction better than unread ones (CLOCK)', () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  const value = Buffer.alloc(200);
+  for (let i = 0; i < 100; i++) cache.set(`hot${i}`, value);
+  let hotHits = 0;
+  for (let i = 0; i < 20_000; i++) {
+    cache.set(`cold${i}`, value);
+    if (cache.get(`hot${i % 100}`) !== undefined) hotHits++;
+  }
+  const hotLeft = Array.from({ length: 100 }, (_, i) => cache.has(`hot${i}`)).filter(Boolean).length;
+  assert.ok(hotLeft >= 90, `${hotLeft} of 100 hot keys survived`);
+  assert.ok(hotHits > 19_000, `${hotHits} hot hits`);
+});
+
+test('with values of mixed sizes (64 B to 4 KiB) live keys and values fill at least 75% of memoryBytes', () => {
+  const seed = testSeed();
+  const random = seededRandom(seed);
+  for (const memoryBytes of [4 * MiB, 64 * MiB]) {
+    const cache = new SharedCache({ memoryBytes });
+    const value = Buffer.alloc(4096, 1);
+    let written = 0;
+    for (let i = 0; written < 3 * memoryBytes; i++) {
+      const length = 64 + random.int(4096 - 64 + 1);
+      cache.set(`item:${i}`, value.subarray(0, length));
+      written += length;
+    }
+    const { liveBytes, evictions } = cache.stats();
+    const efficiency = liveBytes / memoryBytes;
+    assert.ok(evictions > 0);
+    assert.ok(efficiency >= 0.75, `efficiency ${efficiency.toFixed(3)} at ${memoryBytes} bytes (SEED=${seed})`);
+  }
+});
+
+test('overwrites and deletes do not push live entries out while there is dead space', () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  // 400 entries of 1 KiB use about 40% of memory; rewriting them many times
+  // fills the ring with dead copies, which must be reclaimed, not live entries.
+  for (let round = 0; round < 30; round++) {
+    for (let i = 0; i < 400; i++) cache.set(`k${i}`, Buffer.alloc(1000 + (round % 3) * 8, round));
+  }
+  assert.equal(cache.size, 400);
+  assert.equal(cache.stats().evictions, 0);
+  for (let i = 0; i < 400; i++) assert.equal(cache.get(`k${i}`)[0], 29);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});

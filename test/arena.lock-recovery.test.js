@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import test from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { nativeAvailable, nativeUnavailableReason } from '../lib/native.js';
+import { SharedCache } from '../lib/index.js';
+
+const MiB = 2 ** 20;
+const holderFile = new URL('./helpers/lock-holder-worker.js', import.meta.url);
+
+async function lockedBy(cache) {
+  const wake = new SharedArrayBuffer(4);
+  const worker = new Worker(holderFile, { workerData: { buffer: cache.handle.buffer, wake } });
+  await once(worker, 'message');
+  return { worker, wake: new Int32Array(wake) };
+}
+
+test('a lock left by a terminated worker is taken over at once (the owner is known to be dead)', { skip: !nativeAvailable && `native addon unavailable: ${nativeUnavailableReason}` }, async () => {
+  // A lease of a minute: recovery must come from recognising the dead owner.
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 60_000 });
+  cache.set('before', 'lost on repair');
+  const { worker } = await lockedBy(cache);
+  await worker.terminate();
+  const start = performance.now();
+  cache.set('after', 'works');
+  const waited = performance.now() - start;
+  assert.ok(waited < 500, `waited ${waited} ms`);
+  assert.equal(cache.get('after'), 'works');
+  assert.equal(cache.get('before'), undefined, 'the shard was reset');
+  assert.equal(cache.stats().lockRecoveries, 1);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('readers also recover a shard whose lock holder died', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 60_000 });
+  const { worker } = await lockedBy(cache);
+  await worker.terminate();
+  assert.equal(cache.get('anything'), undefined);
+  assert.equal(cache.has('anything'), false);
+  assert.equal(cache.stats().lockRecoveries, 1);
+});
+
+test('without the addon, a dead holder is recovered when the lease expires', () => {
+  const child = fileURLToPath(new URL('./helpers/lease-expiry-child.js', import.meta.url));
+  const output = execFileSync(process.execPath, [child], { env: { ...process.env, ARENACACHE_NATIVE: 'off' }, encoding: 'utf8' });
+  const result = JSON.parse(output);
+  assert.equal(result.nativeAvailable, false);
+  assert.ok(result.waited >= 250, `recovered after ${result.waited} ms, before the 300 ms lease`);
+  assert.ok(result.waited < 3000, `recovered only after ${result.waited} ms`);
+  assert.equal(result.value, 'recovered');
+  assert.equal(result.recoveries, 1);
+});
+
+test('a live holder that stalls past the lease loses the lock, and repairs the shard when it resumes', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 300 });
+  const { worker, wake } = await lockedBy(cache);
+  const start = performance.now();
+  cache.set('k', 'written after the takeover');
+  const waited = performance.now() - start;
+  assert.ok(waited >= 250 && waited < 3000, `waited ${waited} ms for a 300 ms lease`);
+  assert.equal(cache.stats().lockRecoveries, 1);
+  // The stalled holder wakes up, finds its lock was taken, and resets the shard
+  // again, since anything it wrote meanwhile cannot be trusted.
+  Atomics.store(wake, 0, 1);
+  Atomics.notify(wake, 0);
+  await once(worker, 'message');
+  await worker.terminate();
+  assert.equal(cache.stats().lockRecoveries, 2);
+  assert.equal(cache.get('k'), undefined);
+  cache.set('k', 'fine');
+  assert.equal(cache.get('k'), 'fine');
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});

@@ -1,0 +1,53 @@
+// Values that carry their own key and checksum, so a reader can tell a whole
+// value of its own key from a torn value or another key's value.
+//
+//   u32 length of the whole value
+//   u32 FNV-1a of the key
+//   u32 writer id
+//   u32 sequence number of the write
+//   payload bytes (pseudo-random, derived from writer and sequence)
+//   u32 FNV-1a of everything before it
+
+function fnv(bytes, from, to) {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+
+export function keyHash(key) {
+  const bytes = Buffer.from(key);
+  return fnv(bytes, 0, bytes.length);
+}
+
+/** A checked value of `length` bytes (at least 20) for `key`. */
+export function makeValue(key, writer, sequence, length) {
+  const size = Math.max(20, length);
+  const value = Buffer.allocUnsafe(size);
+  value.writeUInt32LE(size, 0);
+  value.writeUInt32LE(keyHash(key), 4);
+  value.writeUInt32LE(writer, 8);
+  value.writeUInt32LE(sequence, 12);
+  let x = (writer * 2654435761 + sequence) >>> 0;
+  for (let i = 16; i < size - 4; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    value[i] = x >>> 24;
+  }
+  value.writeUInt32LE(fnv(value, 0, size - 4), size - 4);
+  return value;
+}
+
+/**
+ * Checks a value read for `key`: 'ok', 'torn' (length or checksum wrong) or
+ * 'foreign' (a whole value, but of another key).
+ */
+export function checkValue(key, value) {
+  if (!Buffer.isBuffer(value) || value.length < 20 || value.readUInt32LE(0) !== value.length) return 'torn';
+  if (value.readUInt32LE(value.length - 4) !== fnv(value, 0, value.length - 4)) return 'torn';
+  if (value.readUInt32LE(4) !== keyHash(key)) return 'foreign';
+  return 'ok';
+}
+
+/** { writer, sequence } of a checked value. */
+export function valueOrigin(value) {
+  return { writer: value.readUInt32LE(8), sequence: value.readUInt32LE(12) };
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import test from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { currentThreadId, isProcessAlive, isThreadAlive, nativeAvailable, nativeUnavailableReason, requireNative } from '../lib/native.js';
+
+test('the native addon is built and loads (set ARENACACHE_NATIVE=off to run without it)', () => {
+  if (process.env.ARENACACHE_NATIVE === 'off') return;
+  assert.equal(nativeAvailable, true, `the addon did not load: ${nativeUnavailableReason}`);
+  assert.equal(nativeUnavailableReason, null);
+  assert.equal(typeof requireNative('test'), 'object');
+});
+
+test('thread identity: our own thread is alive, an exited worker is not', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
+  const tid = currentThreadId();
+  assert.ok(Number.isInteger(tid) && tid > 0);
+  assert.equal(isThreadAlive(process.pid, tid), true);
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     setInterval(() => {}, 1000); // stay alive until terminated
+     import(${JSON.stringify(new URL('../lib/native.js', import.meta.url).href)}).then((native) => parentPort.postMessage(native.currentThreadId()));`,
+    { eval: true },
+  );
+  const [workerTid] = await once(worker, 'message');
+  assert.notEqual(workerTid, tid);
+  assert.equal(isThreadAlive(process.pid, workerTid), true);
+  await worker.terminate();
+  // The OS thread goes away shortly after terminate() resolves.
+  let alive = true;
+  for (let i = 0; i < 200 && alive; i++) {
+    alive = isThreadAlive(process.pid, workerTid);
+    if (alive) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.equal(alive, false);
+});
+
+test('process liveness', () => {
+  assert.equal(isProcessAlive(process.pid), true);
+  assert.equal(isProcessAlive(1), true);
+  assert.equal(isProcessAlive(2 ** 31 - 1), false);
+});
+
+test('liveness arguments are checked before reaching C++', () => {
+  assert.throws(() => isThreadAlive('1', 1), { name: 'TypeError', message: 'pid must be a number (got "1")' });
+  assert.throws(() => isThreadAlive(1, -2), { name: 'RangeError', message: 'tid must be a positive 32-bit integer (got -2)' });
+  assert.throws(() => isProcessAlive(1.5), { name: 'RangeError', message: 'pid must be a positive 32-bit integer (got 1.5)' });
+  assert.throws(() => isProcessAlive(2 ** 31), { name: 'RangeError', message: 'pid must be a positive 32-bit integer (got 2147483648)' });
+});
+
+test('without the addon the cache works and native features say why they are unavailable', () => {
+  const child = fileURLToPath(new URL('./helpers/native-off-child.js', import.meta.url));
+  const output = execFileSync(process.execPath, [child], { env: { ...process.env, ARENACACHE_NATIVE: 'off' }, encoding: 'utf8' });
+  const result = JSON.parse(output);
+  assert.equal(result.nativeAvailable, false);
+  assert.equal(result.nativeUnavailableReason, 'disabled by the environment variable ARENACACHE_NATIVE=off');
+  assert.deepEqual(result.value, { works: true });
+  assert.equal(result.tid, 0);
+  assert.equal(result.alive, null);
+  assert.deepEqual(result.error, {
+    name: 'ArenaCacheError',
+    code: 'ERR_NATIVE_UNAVAILABLE',
+    message:
+      'SharedCache.open() needs the arenacache native addon, which is unavailable: disabled by the environment variable ARENACACHE_NATIVE=off',
+  });
+});
