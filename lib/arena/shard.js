@@ -189,7 +189,8 @@ export class Shard {
         // just read it) while the head of the ring usually is not, and the
         // entry keeps its dictionary slot. A set counts as a use.
         meta[M_LIVE_BYTES] += valueLength - this.u32[o4 + 1];
-        this.writeRecord(old, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+        this.writeHeader(old, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
+        this.writeValue(old, keyLength, expiresAt > 0, value, valueLength);
         this.table[2 * existing + 1] = (hash & TAG_MASK) | 1;
         return;
       }
@@ -211,30 +212,32 @@ export class Shard {
   }
 
   writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+    this.writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
     const u8 = this.u8;
-    const o4 = offset >>> 2;
-    const hasTtl = expiresAt > 0;
-    this.u32[o4] =
-      (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
-    this.u32[o4 + 1] = valueLength;
-    this.u32[o4 + 2] = hash;
-    this.u32[o4 + 3] = size;
-    let keyStart = offset + RECORD_HEADER_BYTES;
-    if (hasTtl) {
-      this.f64[(offset >>> 3) + 2] = expiresAt;
-      keyStart += TTL_BYTES;
-    }
+    const keyStart = offset + RECORD_HEADER_BYTES + (expiresAt > 0 ? TTL_BYTES : 0);
     if (keyLength <= 64) {
       for (let j = 0; j < keyLength; j++) u8[keyStart + j] = key[j];
     } else {
       u8.set(key.subarray(0, keyLength), keyStart);
     }
-    const valueStart = keyStart + ((keyLength + 3) & ~3);
-    if (typeof value === 'string') {
-      this.bytes.utf8Write(value, valueStart, valueLength);
-    } else {
-      u8.set(value, valueStart);
-    }
+    this.writeValue(offset, keyLength, expiresAt > 0, value, valueLength);
+  }
+
+  writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size) {
+    const o4 = offset >>> 2;
+    const u32 = this.u32;
+    const hasTtl = expiresAt > 0;
+    u32[o4] = (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
+    u32[o4 + 1] = valueLength;
+    u32[o4 + 2] = hash;
+    u32[o4 + 3] = size;
+    if (hasTtl) this.f64[(offset >>> 3) + 2] = expiresAt;
+  }
+
+  writeValue(offset, keyLength, hasTtl, value, valueLength) {
+    const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + ((keyLength + 3) & ~3);
+    if (typeof value === 'string') this.bytes.utf8Write(value, valueStart, valueLength);
+    else this.u8.set(value, valueStart);
   }
 
   /** Marks the live record at `offset` dead; its space is reclaimed at the tail. */

@@ -132,7 +132,7 @@ export class SharedCache {
     } else if (value instanceof Uint8Array) {
       kind = VALUE_RAW;
       payload = value;
-      length = value.byteLength;
+      length = value.length;
     } else {
       kind = VALUE_CODEC;
       payload = this.#encode(value);

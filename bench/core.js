@@ -1,0 +1,119 @@
+// npm run bench:core — SharedCache against its peers in one run.
+//
+//   1. single thread: get and set ops/s for SharedCache, lru-cache, Map and
+//      lmdb on the same keys, payloads and random access order;
+//   2. N workers: aggregate ops/s on one shared SharedCache versus N private
+//      lru-caches;
+//   3. memory efficiency: live key+value bytes / memoryBytes when full.
+//
+// Only ratios measured in the same run mean anything on a shared machine.
+// Environment: BENCH_ENTRIES (20000), BENCH_PAYLOADS (64,512,1024,4096),
+// BENCH_WORKERS (1,2,4), BENCH_TIME_MS per task and round (300),
+// BENCH_ROUNDS (3), BENCH_WORKER_MS (1000), BENCH_JSON=path (or --json path).
+
+import { writeFileSync } from 'node:fs';
+import { formatRate, printTable, ratio } from './lib/format.js';
+import { describeMachine } from './lib/machine.js';
+import { memoryEfficiency } from './lib/memory-efficiency.js';
+import { multiThread } from './lib/multi-thread.js';
+import { singleThread } from './lib/single-thread.js';
+
+function intList(name, fallback) {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const list = raw.split(',').map((part) => Number(part.trim()));
+  if (list.some((n) => !Number.isInteger(n) || n <= 0)) throw new RangeError(`${name} must be a comma-separated list of positive integers (got "${raw}")`);
+  return list;
+}
+
+function positiveInt(name, fallback) {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer (got "${raw}")`);
+  return n;
+}
+
+const config = {
+  entries: positiveInt('BENCH_ENTRIES', 20_000),
+  payloads: intList('BENCH_PAYLOADS', [64, 512, 1024, 4096]),
+  workers: intList('BENCH_WORKERS', [1, 2, 4]),
+  timeMs: positiveInt('BENCH_TIME_MS', 300),
+  rounds: positiveInt('BENCH_ROUNDS', 3),
+  workerMs: positiveInt('BENCH_WORKER_MS', 1000),
+};
+const jsonFlag = process.argv.indexOf('--json');
+const jsonPath = jsonFlag >= 0 ? process.argv[jsonFlag + 1] : process.env.BENCH_JSON;
+
+const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
+const done = () => process.stderr.write('\r\x1b[2K');
+
+const machine = describeMachine();
+console.log(`arenacache core benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);
+console.log(`entries ${config.entries}, payloads ${config.payloads.join('/')} B, ${config.rounds} rounds of ${config.timeMs} ms per task (median shown)\n`);
+
+const single = [];
+for (const payload of config.payloads) {
+  const result = await singleThread({
+    entries: config.entries,
+    payload,
+    timeMs: config.timeMs,
+    rounds: config.rounds,
+    progress: (message) => progress(`single thread, ${payload} B: ${message}`),
+  });
+  single.push({ payload, ...result });
+}
+done();
+console.log('Single thread (ops/s; ratios are arenacache / peer)');
+printTable(
+  single.map((r) => ({
+    payload: `${r.payload} B`,
+    'arena get': formatRate(r['arenacache get']),
+    'lru get': formatRate(r['lru-cache get']),
+    'Map get': formatRate(r['Map get']),
+    'lmdb get': formatRate(r['lmdb getBinaryFast']),
+    'get/lru': ratio(r['arenacache get'], r['lru-cache get']),
+    'get/lmdb': ratio(r['arenacache get'], r['lmdb getBinaryFast']),
+    'arena set': formatRate(r['arenacache set']),
+    'lru set': formatRate(r['lru-cache set']),
+    'lmdb set': formatRate(r['lmdb putSync (txn)']),
+    'set/lru': ratio(r['arenacache set'], r['lru-cache set']),
+    'set/lmdb': ratio(r['arenacache set'], r['lmdb putSync (txn)']),
+  })),
+);
+
+const workerPayload = config.payloads[0];
+const multi = await multiThread({
+  entries: config.entries,
+  payload: workerPayload,
+  workerCounts: config.workers,
+  durationMs: config.workerMs,
+  progress: (message) => progress(`workers: ${message}`),
+});
+done();
+const base = (op) => multi.find((row) => row.op === op && row.workers === config.workers[0]);
+console.log(`\nWorkers, ${workerPayload} B (aggregate ops/s: one shared arena vs one private lru-cache per worker)`);
+printTable(
+  multi.map((row) => ({
+    workers: row.workers,
+    op: row.op,
+    arena: formatRate(row.arena),
+    [`arena vs ${config.workers[0]} worker(s)`]: ratio(row.arena, base(row.op).arena),
+    'lru-cache (private)': formatRate(row.lru),
+    'arena/lru': ratio(row.arena, row.lru),
+  })),
+);
+
+progress('memory efficiency');
+const memory = [
+  memoryEfficiency({ memoryBytes: 64 * 2 ** 20, minBytes: 64, maxBytes: 4096 }),
+  ...config.payloads.map((size) => memoryEfficiency({ memoryBytes: 64 * 2 ** 20, minBytes: size, maxBytes: size })),
+];
+done();
+console.log('\nMemory efficiency when full (live key+value bytes / memoryBytes)');
+printTable(memory.map((m) => ({ values: `${m.valueBytes} B`, entries: m.entries, efficiency: `${(m.efficiency * 100).toFixed(1)}%` })));
+
+if (jsonPath) {
+  writeFileSync(jsonPath, `${JSON.stringify({ machine, config, single, multi, memory }, null, 2)}\n`);
+  console.log(`\nwrote ${jsonPath}`);
+}

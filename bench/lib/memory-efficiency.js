@@ -1,0 +1,38 @@
+// Memory efficiency: the fraction of memoryBytes that holds live keys and
+// values once the cache is full and evicting (steady state).
+
+import { SharedCache } from '../../lib/index.js';
+
+function seeded(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state ^ (state >>> 15), 2246822519) + 0x6d2b79f5) >>> 0;
+    return state / 4294967296;
+  };
+}
+
+/**
+ * Fills a cache of `memoryBytes` with `factor` times its size of values whose
+ * lengths are drawn uniformly from [minBytes, maxBytes].
+ */
+export function memoryEfficiency({ memoryBytes, minBytes, maxBytes, factor = 3, seed = 7 }) {
+  const random = seeded(seed);
+  const cache = new SharedCache({ memoryBytes });
+  const source = Buffer.alloc(maxBytes, 0xab);
+  let written = 0;
+  let i = 0;
+  while (written < factor * memoryBytes) {
+    const length = minBytes + Math.floor(random() * (maxBytes - minBytes + 1));
+    cache.set(`item:${i++}`, source.subarray(0, length));
+    written += length;
+  }
+  const stats = cache.stats();
+  return {
+    memoryBytes,
+    valueBytes: minBytes === maxBytes ? `${minBytes}` : `${minBytes}-${maxBytes}`,
+    entries: stats.entries,
+    liveBytes: stats.liveBytes,
+    efficiency: stats.liveBytes / memoryBytes,
+    evictions: stats.evictions,
+  };
+}

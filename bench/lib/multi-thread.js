@@ -1,0 +1,44 @@
+// Aggregate throughput of N worker threads: all on one shared SharedCache,
+// versus N private lru-caches (one per worker, each holding every entry).
+
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { SharedCache } from '../../lib/index.js';
+import { arenaBytesFor, makeKeys, makePayload } from './keys.js';
+
+const readerFile = new URL('../workers/reader.js', import.meta.url);
+
+async function runWorkers({ mode, op, handle, workers, entries, payload, durationMs }) {
+  const barrier = new SharedArrayBuffer(8);
+  const threads = Array.from(
+    { length: workers },
+    (_, i) =>
+      new Worker(readerFile, {
+        workerData: { mode, op, handle, entries, payload, durationMs, barrier, parties: workers, seed: 1000 + i },
+      }),
+  );
+  const results = await Promise.all(threads.map(async (thread) => (await once(thread, 'message'))[0]));
+  await Promise.all(threads.map((thread) => thread.terminate()));
+  const opsPerSecond = results.reduce((sum, result) => sum + result.ops / (result.elapsedMs / 1000), 0);
+  const hits = results.reduce((sum, result) => sum + result.hits, 0);
+  const ops = results.reduce((sum, result) => sum + result.ops, 0);
+  return { opsPerSecond, hitRatio: op === 'get' ? hits / ops : null };
+}
+
+/** Aggregate ops/s for each worker count, for the shared arena and for per-worker lru-caches. */
+export async function multiThread({ entries, payload, workerCounts, durationMs, progress }) {
+  const keys = makeKeys(entries);
+  const value = makePayload(payload);
+  const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload) });
+  for (const key of keys) cache.set(key, value);
+  const rows = [];
+  for (const workers of workerCounts) {
+    for (const op of ['get', 'set']) {
+      progress?.(`${workers} worker(s), ${op}`);
+      const arena = await runWorkers({ mode: 'arena', op, handle: cache.handle, workers, entries, payload, durationMs });
+      const lru = await runWorkers({ mode: 'lru', op, handle: null, workers, entries, payload, durationMs });
+      rows.push({ workers, op, arena: arena.opsPerSecond, lru: lru.opsPerSecond, arenaHitRatio: arena.hitRatio });
+    }
+  }
+  return rows;
+}

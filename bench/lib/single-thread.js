@@ -1,0 +1,138 @@
+// Single-thread get/set throughput of SharedCache and its peers, side by
+// side on the same keys, payloads and access order. Each measured call does a
+// batch of operations, so timer overhead does not swamp a ~100 ns operation.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { open } from 'lmdb';
+import { LRUCache } from 'lru-cache';
+import { Bench } from 'tinybench';
+import { SharedCache } from '../../lib/index.js';
+import { arenaBytesFor, makeKeys, makePayload, shuffledOrder } from './keys.js';
+
+export const BATCH = 1000;
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * @returns {Promise<Record<string, number>>} median ops/s per task name
+ */
+export async function singleThread({ entries, payload, timeMs, rounds, progress }) {
+  const keys = makeKeys(entries);
+  const order = shuffledOrder(entries);
+  const value = makePayload(payload);
+  const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload) });
+  const lru = new LRUCache({ max: entries });
+  const map = new Map();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-'));
+  // A cache does not need durability: lmdb runs without fsync, uncompressed,
+  // storing the raw bytes, which is its fastest configuration.
+  const db = open({ path: dir, noSync: true, compression: false, encoding: 'binary' });
+  try {
+    for (const key of keys) {
+      cache.set(key, value);
+      lru.set(key, value);
+      map.set(key, value);
+    }
+    db.transactionSync(() => {
+      for (const key of keys) db.putSync(key, value);
+    });
+    if (!cache.get(keys[0]).equals(value) || !db.getBinary(keys[0]).equals(value)) {
+      throw new Error('bench setup: a peer did not return the stored value');
+    }
+    // One explicit loop per task: a shared helper taking the operation as a
+    // callback would make that call site megamorphic and slow every peer.
+    let cursor = 0;
+    // Results are counted so that the compiler cannot drop a lookup whose
+    // result is unused (it does, for Map#get).
+    let found = 0;
+    const tasks = {
+      'arenacache get': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          if (cache.get(keys[order[i]]) !== undefined) found++;
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'lru-cache get': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          if (lru.get(keys[order[i]]) !== undefined) found++;
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'Map get': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          if (map.get(keys[order[i]]) !== undefined) found++;
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'lmdb getBinaryFast': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          if (db.getBinaryFast(keys[order[i]]) !== undefined) found++;
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'arenacache set': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          cache.set(keys[order[i]], value);
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'lru-cache set': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          lru.set(keys[order[i]], value);
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'Map set': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          map.set(keys[order[i]], value);
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'lmdb putSync (txn)': () => {
+        db.transactionSync(() => {
+          let i = cursor;
+          for (let n = 0; n < BATCH; n++) {
+            db.putSync(keys[order[i]], value);
+            if (++i === entries) i = 0;
+          }
+          cursor = i;
+        });
+      },
+    };
+    const samples = Object.fromEntries(Object.keys(tasks).map((name) => [name, []]));
+    for (let round = 0; round < rounds; round++) {
+      progress?.(`round ${round + 1}/${rounds}`);
+      const bench = new Bench({ time: timeMs, warmupTime: Math.min(100, timeMs) });
+      for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
+      await bench.run();
+      for (const task of bench.tasks) {
+        if (task.result.state !== 'completed') throw new Error(`bench task ${task.name} did not complete: ${task.result.state}`);
+        samples[task.name].push((BATCH * 1000) / task.result.period);
+      }
+    }
+    if (found === 0) throw new Error('bench: no lookup found anything');
+    return Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, median(list)]));
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
