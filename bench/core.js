@@ -9,7 +9,8 @@
 // Only ratios measured in the same run mean anything on a shared machine.
 // Environment: BENCH_ENTRIES (20000), BENCH_PAYLOADS (64,512,1024,4096),
 // BENCH_WORKERS (1,2,4), BENCH_TIME_MS per task and round (300),
-// BENCH_ROUNDS (3), BENCH_WORKER_MS (1000), BENCH_JSON=path (or --json path).
+// BENCH_ROUNDS (3), BENCH_WORKER_MS (1000), BENCH_MEMORY_MIB for the memory
+// efficiency runs (64), BENCH_JSON=path (or --json path).
 
 import { writeFileSync } from 'node:fs';
 import { formatRate, printTable, ratio } from './lib/format.js';
@@ -41,6 +42,7 @@ const config = {
   timeMs: positiveInt('BENCH_TIME_MS', 300),
   rounds: positiveInt('BENCH_ROUNDS', 3),
   workerMs: positiveInt('BENCH_WORKER_MS', 1000),
+  memoryMiB: positiveInt('BENCH_MEMORY_MIB', 64),
 };
 const jsonFlag = process.argv.indexOf('--json');
 const jsonPath = jsonFlag >= 0 ? process.argv[jsonFlag + 1] : process.env.BENCH_JSON;
@@ -88,11 +90,12 @@ const multi = await multiThread({
   payload: workerPayload,
   workerCounts: config.workers,
   durationMs: config.workerMs,
+  rounds: config.rounds,
   progress: (message) => progress(`workers: ${message}`),
 });
 done();
 const base = (op) => multi.find((row) => row.op === op && row.workers === config.workers[0]);
-console.log(`\nWorkers, ${workerPayload} B (aggregate ops/s: one shared arena vs one private lru-cache per worker)`);
+console.log(`\nWorkers, ${workerPayload} B (aggregate ops/s, median of ${config.rounds} runs: one shared arena vs one private lru-cache per worker)`);
 printTable(
   multi.map((row) => ({
     workers: row.workers,
@@ -106,8 +109,8 @@ printTable(
 
 progress('memory efficiency');
 const memory = [
-  memoryEfficiency({ memoryBytes: 64 * 2 ** 20, minBytes: 64, maxBytes: 4096 }),
-  ...config.payloads.map((size) => memoryEfficiency({ memoryBytes: 64 * 2 ** 20, minBytes: size, maxBytes: size })),
+  memoryEfficiency({ memoryBytes: config.memoryMiB * 2 ** 20, minBytes: 64, maxBytes: 4096 }),
+  ...config.payloads.map((size) => memoryEfficiency({ memoryBytes: config.memoryMiB * 2 ** 20, minBytes: size, maxBytes: size })),
 ];
 done();
 console.log('\nMemory efficiency when full (live key+value bytes / memoryBytes)');

@@ -135,3 +135,13 @@ test('automatic sharding grows with memory; max bounds the entries', () => {
   assert.ok(bounded.size >= 50, `size ${bounded.size}`);
   assert.equal(bounded.stats().maxEntries <= 100, true);
 });
+
+test('memory that cannot be allocated is ERR_ARENA_ALLOC', () => {
+  assert.throws(() => new SharedCache({ memoryBytes: 2 ** 40 }), (error) => {
+    assert.equal(error.name, 'ArenaCacheError');
+    assert.equal(error.code, 'ERR_ARENA_ALLOC');
+    assert.match(error.message, /^could not allocate 1099511627776 bytes of shared memory \(.+\); lower options\.memoryBytes$/);
+    assert.ok(error.cause instanceof RangeError);
+    return true;
+  });
+});

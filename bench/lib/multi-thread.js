@@ -25,8 +25,17 @@ async function runWorkers({ mode, op, handle, workers, entries, payload, duratio
   return { opsPerSecond, hitRatio: op === 'get' ? hits / ops : null };
 }
 
-/** Aggregate ops/s for each worker count, for the shared arena and for per-worker lru-caches. */
-export async function multiThread({ entries, payload, workerCounts, durationMs, progress }) {
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * Aggregate ops/s for each worker count, for the shared arena and for
+ * per-worker lru-caches: the median of `rounds` runs, arena and lru-cache
+ * alternating so that drifts of machine speed hit both alike.
+ */
+export async function multiThread({ entries, payload, workerCounts, durationMs, rounds, progress }) {
   const keys = makeKeys(entries);
   const value = makePayload(payload);
   const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload) });
@@ -34,10 +43,18 @@ export async function multiThread({ entries, payload, workerCounts, durationMs, 
   const rows = [];
   for (const workers of workerCounts) {
     for (const op of ['get', 'set']) {
-      progress?.(`${workers} worker(s), ${op}`);
-      const arena = await runWorkers({ mode: 'arena', op, handle: cache.handle, workers, entries, payload, durationMs });
-      const lru = await runWorkers({ mode: 'lru', op, handle: null, workers, entries, payload, durationMs });
-      rows.push({ workers, op, arena: arena.opsPerSecond, lru: lru.opsPerSecond, arenaHitRatio: arena.hitRatio });
+      const arena = [];
+      const lru = [];
+      let hitRatio = null;
+      for (let round = 0; round < rounds; round++) {
+        progress?.(`${workers} worker(s), ${op}, round ${round + 1}/${rounds}`);
+        const shared = await runWorkers({ mode: 'arena', op, handle: cache.handle, workers, entries, payload, durationMs });
+        const own = await runWorkers({ mode: 'lru', op, handle: null, workers, entries, payload, durationMs });
+        arena.push(shared.opsPerSecond);
+        lru.push(own.opsPerSecond);
+        hitRatio = shared.hitRatio;
+      }
+      rows.push({ workers, op, arena: median(arena), lru: median(lru), arenaHitRatio: hitRatio, arenaRuns: arena, lruRuns: lru });
     }
   }
   return rows;

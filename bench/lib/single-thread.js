@@ -19,7 +19,8 @@ function median(values) {
 }
 
 /**
- * @returns {Promise<Record<string, number>>} median ops/s per task name
+ * @returns {Promise<Record<string, number>>} median ops/s per task name, and
+ *   `samples`: every round's ops/s per task
  */
 export async function singleThread({ entries, payload, timeMs, rounds, progress }) {
   const keys = makeKeys(entries);
@@ -130,7 +131,8 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
       }
     }
     if (found === 0) throw new Error('bench: no lookup found anything');
-    return Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, median(list)]));
+    const result = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, median(list)]));
+    return { ...result, samples };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -55,7 +55,7 @@ const options = {
 };
 
 const built = await ensureDatabase(options.dataDir);
-if (!options.json) {
+if (!flags.json) {
   console.log(`${built ? 'Built' : 'Using'} the demo database: ${RECORDS} orders in lmdb at ${options.dataDir}`);
   console.log(
     `${options.requests} report requests over ${options.keySpace} keys (Zipf ${options.alpha}), ${options.workers} workers, ` +
@@ -70,16 +70,16 @@ const modes = [
 ];
 const results = [];
 for (const [mode, label] of modes) {
-  if (!options.json) process.stdout.write(`running: ${label}…`);
+  if (!flags.json) process.stdout.write(`running: ${label}…`);
   const output = execFileSync(process.execPath, [path.join(here, 'run-mode.js'), JSON.stringify({ ...options, mode })], {
     encoding: 'utf8',
   });
   const result = JSON.parse(output.trim().split('\n').pop());
   results.push({ label, ...result });
-  if (!options.json) process.stdout.write(` ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
+  if (!flags.json) process.stdout.write(` ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
 }
 
-if (options.json) {
+if (flags.json) {
   console.log(JSON.stringify({ options, results }, null, 2));
 } else {
   const rows = results.map((r) => ({

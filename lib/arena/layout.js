@@ -30,7 +30,7 @@ export const DICTIONARY_SLOT_BYTES = 8;
 /** Dictionary load bound: linear probing stays short below it. */
 export const MAX_LOAD = 0.75;
 /** Without `max`, the dictionary is sized for entries of this average size. */
-export const ASSUMED_ENTRY_BYTES = 192;
+export const ASSUMED_ENTRY_BYTES = 128;
 /** Smallest data region a shard may have. */
 export const MIN_REGION_BYTES = 16 * 1024;
 /** Offsets inside a region stay below 2^31 so they are small integers in V8. */

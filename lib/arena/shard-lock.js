@@ -21,10 +21,17 @@ import { STAT } from './thread-stats.js';
 export const M_SEQ = 0;
 export const M_OWNER_PID = 1;
 export const M_OWNER_TID = 2;
+/** Threads sleeping in Atomics.wait on M_SEQ (meta words 3-8 belong to the shard). */
+export const M_WAITERS = 9;
 
-/** Busy polls before the first sleep: a critical section lasts microseconds. */
+/** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;
-const SLEEP_MIN_MS = 0.02;
+/**
+ * Longest single sleep. A release wakes sleepers at once (Atomics.notify);
+ * the bound matters only when no wake comes: a dead holder, or (with a
+ * mapped file) a holder in another process, where Atomics.notify does not
+ * reach.
+ */
 const SLEEP_MAX_MS = 2;
 
 export class ShardLock {
@@ -37,7 +44,6 @@ export class ShardLock {
     this.counters = counters;
     this.pid = process.pid;
     this.tid = tid;
-    this.sleepCell = new Int32Array(new SharedArrayBuffer(4));
   }
 
   /** Takes the shard's lock; returns the held (odd) sequence value. */
@@ -75,6 +81,7 @@ export class ShardLock {
     meta[M_OWNER_TID] = 0;
     meta[M_OWNER_PID] = 0;
     if (Atomics.compareExchange(meta, M_SEQ, held, (held + 1) | 0) !== held) this.lockWasTaken(shard);
+    else if (meta[M_WAITERS] !== 0) Atomics.notify(meta, M_SEQ);
   }
 
   /**
@@ -86,7 +93,9 @@ export class ShardLock {
     meta[M_OWNER_TID] = 0;
     meta[M_OWNER_PID] = 0;
     // If this fails the lock was taken over while we only read: nothing to repair.
-    Atomics.compareExchange(meta, M_SEQ, held, (held - 1) | 0);
+    if (Atomics.compareExchange(meta, M_SEQ, held, (held - 1) | 0) === held && meta[M_WAITERS] !== 0) {
+      Atomics.notify(meta, M_SEQ);
+    }
   }
 
   /**
@@ -95,22 +104,23 @@ export class ShardLock {
    */
   waitWhileHeld(shard, seq) {
     const meta = shard.meta;
-    let polls = 0;
-    let since = -1;
-    let sleepMs = SLEEP_MIN_MS;
-    for (;;) {
+    for (let polls = 0; polls < SPIN_POLLS; polls++) {
       if (Atomics.load(meta, M_SEQ) !== seq) return;
-      if (polls < SPIN_POLLS) {
-        polls++;
-        continue;
-      }
-      const now = performance.now();
-      if (since < 0) since = now;
-      else if (now - since >= this.leaseMs || this.holderIsGone(shard, seq)) {
+    }
+    // Sleep instead of spinning: with more threads than cores the holder may
+    // be waiting for our core. The waiter count tells releasers to notify;
+    // Atomics.wait returns at once if the sequence already moved on.
+    const since = performance.now();
+    let sleepMs = 0.05;
+    for (;;) {
+      Atomics.add(meta, M_WAITERS, 1);
+      Atomics.wait(meta, M_SEQ, seq, sleepMs);
+      Atomics.sub(meta, M_WAITERS, 1);
+      if (Atomics.load(meta, M_SEQ) !== seq) return;
+      if (performance.now() - since >= this.leaseMs || this.holderIsGone(shard, seq)) {
         this.takeOver(shard, seq);
         return;
       }
-      Atomics.wait(this.sleepCell, 0, 0, sleepMs);
       sleepMs = Math.min(sleepMs * 2, SLEEP_MAX_MS);
     }
   }
@@ -139,6 +149,7 @@ export class ShardLock {
     meta[M_OWNER_TID] = 0;
     meta[M_OWNER_PID] = 0;
     Atomics.store(meta, M_SEQ, (seq + 3) | 0);
+    Atomics.notify(meta, M_SEQ);
   }
 
   /**
