@@ -52,7 +52,7 @@ const [command, ...prefixArgs] = nodeGypCommand();
 const args = [...prefixArgs, 'rebuild'];
 const nodeDir = localNodeDir();
 if (nodeDir) args.push(`--nodedir=${nodeDir}`);
-console.log(`arenacache: building the native addon (${path.basename(command)} ${args.slice(prefixArgs.length).join(' ')})`);
+console.log(`arenacache: building the native addon (node-gyp ${args.slice(prefixArgs.length).join(' ')})`);
 const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
 if (result.status === 0 && loads()) {
   console.log('arenacache: native addon built');
