@@ -73,3 +73,33 @@ test('a live holder that stalls past the lease loses the lock, and repairs the s
   assert.equal(cache.get('k'), 'fine');
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });
+
+test('a lock that is taken again and again, but never held past the lease, is never taken over', async () => {
+  // One shard held for ~10-25 ms at a time by verify() in a worker, over and
+  // over, while this thread writes: every holding is short, so no waiter may
+  // treat the lock as abandoned however long it waits in total.
+  const cache = new SharedCache({ memoryBytes: 8 * MiB, shards: 1, lockLeaseMs: 200 });
+  for (let i = 0; i < 20_000; i++) cache.set(`k${i}`, `v${i}`);
+  const worker = new Worker(
+    `const { workerData, parentPort } = require('node:worker_threads');
+     import(workerData.lib).then(({ SharedCache }) => {
+       const cache = SharedCache.attach(workerData.handle);
+       parentPort.postMessage('ready');
+       const end = performance.now() + 1500;
+       while (performance.now() < end) cache.verify();
+       parentPort.postMessage('done');
+     });`,
+    { eval: true, workerData: { handle: cache.handle, lib: new URL('../lib/index.js', import.meta.url).href } },
+  );
+  await once(worker, 'message');
+  const finished = once(worker, 'message');
+  const end = performance.now() + 1400;
+  let n = 0;
+  while (performance.now() < end) cache.set('x', `y${n++}`);
+  await finished;
+  await worker.terminate();
+  assert.equal(cache.stats().lockRecoveries, 0);
+  assert.equal(cache.get('k5'), 'v5');
+  assert.equal(cache.size, 20_001);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});

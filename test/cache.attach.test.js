@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
+import { jsonCodec } from './helpers/codecs.js';
 
 const MiB = 2 ** 20;
 
@@ -144,8 +145,7 @@ test('a damaged header is ERR_ARENA_CORRUPT', () => {
 });
 
 test('attaching with another codec than the creator used is ERR_CODEC_MISMATCH', () => {
-  const json = { name: 'json', encode: (v) => Buffer.from(JSON.stringify(v)), decode: (b) => JSON.parse(b.toString()) };
-  const cache = new SharedCache({ memoryBytes: MiB, codec: json });
+  const cache = new SharedCache({ memoryBytes: MiB, codec: jsonCodec });
   assert.throws(
     () => SharedCache.attach(cache.handle),
     arenaError(
@@ -154,5 +154,5 @@ test('attaching with another codec than the creator used is ERR_CODEC_MISMATCH',
     ),
   );
   cache.set('k', { a: 1 });
-  assert.deepEqual(SharedCache.attach(cache.handle, { codec: json }).get('k'), { a: 1 });
+  assert.deepEqual(SharedCache.attach(cache.handle, { codec: jsonCodec }).get('k'), { a: 1 });
 });

@@ -97,3 +97,19 @@ test('set options must be an object with only ttl', () => {
     message: 'options.tll is not a known option of set(); the only one is ttl',
   });
 });
+
+test('a same-size overwrite that adds or drops a ttl keeps the key intact', () => {
+  // Without a ttl, 12 value bytes make a 32-byte record for key "k"; with a
+  // ttl (8 more header bytes), 4 value bytes make a 32-byte record too.
+  const cache = new SharedCache({ memoryBytes: MiB });
+  cache.set('k', Buffer.alloc(12, 1));
+  cache.set('k', Buffer.alloc(4, 2), { ttl: 60_000 });
+  assert.deepEqual(cache.get('k'), Buffer.alloc(4, 2));
+  assert.deepEqual([...cache.keys()], ['k']);
+  cache.set('k', Buffer.alloc(12, 3));
+  assert.deepEqual(cache.get('k'), Buffer.alloc(12, 3));
+  cache.set('k', Buffer.alloc(12, 4));
+  assert.equal(cache.size, 1);
+  assert.deepEqual([...cache.keys()], ['k']);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
+import { jsonCodec } from './helpers/codecs.js';
 
 const MiB = 2 ** 20;
 
@@ -98,12 +99,7 @@ test('functions and symbols are a TypeError', () => {
 });
 
 test('a value the codec cannot encode is a TypeError with the cause, and the cache is intact', () => {
-  const codec = {
-    name: 'json',
-    encode: (value) => Buffer.from(JSON.stringify(value)),
-    decode: (bytes) => JSON.parse(bytes.toString()),
-  };
-  const cache = new SharedCache({ memoryBytes: MiB, codec });
+  const cache = new SharedCache({ memoryBytes: MiB, codec: jsonCodec });
   cache.set('k', { ok: 1 });
   assert.throws(() => cache.set('k', { big: 1n }), (error) => {
     assert.equal(error.name, 'TypeError');
@@ -124,12 +120,7 @@ test('a codec whose encode does not return bytes is a TypeError', () => {
 });
 
 test('a custom codec is used for values that are not bytes or strings', () => {
-  const codec = {
-    name: 'json',
-    encode: (value) => Buffer.from(JSON.stringify(value)),
-    decode: (bytes) => JSON.parse(bytes.toString()),
-  };
-  const cache = new SharedCache({ memoryBytes: MiB, codec });
+  const cache = new SharedCache({ memoryBytes: MiB, codec: jsonCodec });
   cache.set('obj', { a: [1, 2] });
   cache.set('str', 'still a string');
   cache.set('buf', Buffer.from([7]));
@@ -174,5 +165,38 @@ test('a value larger than a shard can ever hold is a RangeError and changes noth
   // The largest value that fits is accepted (it evicts everything else in its shard).
   cache.set('k', Buffer.alloc(maxEntryBytes - 28, 1));
   assert.equal(cache.get('k').length, maxEntryBytes - 28);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('a Uint8Array subclass that misreports its length is stored with its real bytes', () => {
+  class Liar extends Uint8Array {
+    get length() {
+      return 4;
+    }
+    get byteLength() {
+      return 4;
+    }
+    subarray() {
+      throw new Error('must not be called');
+    }
+  }
+  const cache = new SharedCache({ memoryBytes: MiB });
+  cache.set('lying value', new Liar(200).fill(7));
+  cache.set(new Liar(40).fill(1), 'lying key');
+  cache.set('neighbour', 'intact');
+  assert.deepEqual(cache.get('lying value'), Buffer.alloc(200, 7));
+  assert.equal(cache.get(Buffer.alloc(40, 1)), 'lying key');
+  assert.equal(cache.get('neighbour'), 'intact');
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('a Proxy around a Uint8Array is not taken for raw bytes: the codec gets it and refuses it', () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  cache.set('proxied', 'before');
+  assert.throws(() => cache.set('proxied', new Proxy(new Uint8Array([1, 2, 3]), {})), {
+    name: 'TypeError',
+    message: /^value could not be encoded by the msgpackr codec: /,
+  });
+  assert.equal(cache.get('proxied'), 'before');
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });

@@ -8,7 +8,7 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { hashStart } from './hash.js';
-import { HEADER_BYTES, readHeader, writeHeader } from './layout.js';
+import { readHeader, writeHeader } from './layout.js';
 import {
   HAS_TTL,
   KEY_KIND_SHIFT,
@@ -28,8 +28,31 @@ import { claimThreadSlot, STAT, sumThreadSlots } from './thread-stats.js';
 /** Optimistic read attempts before a reader takes the lock. */
 const OPTIMISTIC_ATTEMPTS = 4;
 
+// An optimistic read must keep its data reads between its two sequence reads.
+// x86 never reorders loads with loads, so a plain first read and an atomic
+// second read suffice. Weakly ordered CPUs (arm64) need an atomic first read
+// and, before the second read, an atomic read-modify-write (a release) so that
+// the data reads complete first.
+const WEAK_MEMORY_ORDER = process.arch !== 'x64' && process.arch !== 'ia32';
+
+function sequenceBefore(meta) {
+  return WEAK_MEMORY_ORDER ? Atomics.load(meta, M_SEQ) : meta[M_SEQ];
+}
+
+function sequenceAfter(meta, fence) {
+  if (WEAK_MEMORY_ORDER) Atomics.add(fence, 0, 0);
+  return Atomics.load(meta, M_SEQ);
+}
+
+// What a lookup found, besides a value.
+const MISS = Symbol('miss');
 const EXPIRED = Symbol('expired');
 const TORN = Symbol('torn');
+const FOUND = Symbol('found');
+// What remove() did.
+const NOT_FOUND = 0;
+const REMOVED_LIVE = 1;
+const REMOVED_EXPIRED = 2;
 
 export class Arena {
   /** Allocates a new arena in a SharedArrayBuffer. */
@@ -67,7 +90,11 @@ export class Arena {
     this.bytesHashStart = hashStart(header.hashSeed, 1);
     /** Kind of the value get() returned last (VALUE_RAW, VALUE_UTF8 or VALUE_CODEC). */
     this.valueKind = 0;
+    /** Dictionary slot of the entry lookup() found last. */
+    this.lastSlot = -1;
     this.values = new ValuePool();
+    /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
+    this.fence = new Int32Array(new SharedArrayBuffer(4));
   }
 
   /**
@@ -76,52 +103,63 @@ export class Arena {
    */
   get(key, keyLength, keyKind, hash) {
     const shard = this.shards[hash & this.shardMask];
+    const value = this.lookup(shard, key, keyLength, keyKind, hash, true);
+    if (value === MISS) {
+      this.counters[STAT.misses]++;
+      return undefined;
+    }
+    if (value === EXPIRED || value === TORN) {
+      this.counters[STAT.misses]++;
+      if (value === EXPIRED) this.remove(key, keyLength, keyKind, hash, true);
+      else this.repair(shard);
+      return undefined;
+    }
+    // Mark the entry as recently used; skip the atomic when it already is.
+    const word = 2 * this.lastSlot + 1;
+    if ((shard.table[word] & 1) === 0) Atomics.or(shard.table, word, 1);
+    this.counters[STAT.hits]++;
+    return value;
+  }
+
+  /** Whether a live, unexpired entry exists (does not mark it as used). */
+  has(key, keyLength, keyKind, hash) {
+    return this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, false) === FOUND;
+  }
+
+  /**
+   * Reads an entry without a lock: read the shard's sequence, look up and
+   * copy, and read the sequence again; if a writer came in between, retry.
+   * After a few failed tries, read under the lock so that a reader always
+   * finishes. Returns MISS, EXPIRED, TORN, FOUND (when not `wantValue`) or
+   * the value; `lastSlot` is the entry's dictionary slot.
+   */
+  lookup(shard, key, keyLength, keyKind, hash, wantValue) {
     const meta = shard.meta;
     const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-      // A plain read suffices here: a stale (older) value can only cause a
-      // needless retry. The second read must be ordered after the copy.
-      const seq = meta[M_SEQ];
+      const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
         this.lock.waitWhileHeld(shard, seq);
         continue;
       }
-      const slot = shard.findSlot(key, keyLength, expected, hash);
-      const value = slot < 0 ? undefined : this.readValue(shard, shard.foundOffset);
-      if (Atomics.load(meta, M_SEQ) !== seq) {
-        this.counters[STAT.readRetries]++;
-        continue;
-      }
-      return this.finishRead(shard, slot, value, key, keyLength, keyKind, hash);
+      const result = this.readEntry(shard, key, keyLength, expected, hash, wantValue);
+      if (sequenceAfter(meta, this.fence) === seq) return result;
+      this.counters[STAT.readRetries]++;
     }
     const held = this.lock.acquire(shard);
-    let slot;
-    let value;
     try {
-      slot = shard.findSlot(key, keyLength, expected, hash);
-      value = slot < 0 ? undefined : this.readValue(shard, shard.foundOffset);
+      return this.readEntry(shard, key, keyLength, expected, hash, wantValue);
     } finally {
-      this.lock.releaseUnchanged(shard, held);
+      this.lock.release(shard, held, false);
     }
-    return this.finishRead(shard, slot, value, key, keyLength, keyKind, hash);
   }
 
-  finishRead(shard, slot, value, key, keyLength, keyKind, hash) {
-    if (slot < 0) {
-      this.counters[STAT.misses]++;
-      return undefined;
-    }
-    if (value === EXPIRED) {
-      this.counters[STAT.misses]++;
-      this.removeIfExpired(key, keyLength, keyKind, hash);
-      return undefined;
-    }
-    if (value === TORN) throw this.corruptRecord(shard);
-    // Mark the entry as recently used; skip the atomic when it already is.
-    const word = 2 * slot + 1;
-    if ((shard.table[word] & 1) === 0) Atomics.or(shard.table, word, 1);
-    this.counters[STAT.hits]++;
-    return value;
+  readEntry(shard, key, keyLength, expected, hash, wantValue) {
+    const slot = shard.findSlot(key, keyLength, expected, hash);
+    this.lastSlot = slot;
+    if (slot < 0) return MISS;
+    if (wantValue) return this.readValue(shard, shard.foundOffset);
+    return this.isExpired(shard, shard.foundOffset) ? EXPIRED : FOUND;
   }
 
   /** Reads the value of the record at `offset`: a Buffer copy, a string, EXPIRED or TORN. */
@@ -148,29 +186,6 @@ export class Arena {
     return this.values.copy(shard.i32, shard.u8, start, length);
   }
 
-  /** Whether a live, unexpired entry exists (does not mark it as used). */
-  has(key, keyLength, keyKind, hash) {
-    const shard = this.shards[hash & this.shardMask];
-    const meta = shard.meta;
-    const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
-    for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-      const seq = meta[M_SEQ];
-      if ((seq & 1) !== 0) {
-        this.lock.waitWhileHeld(shard, seq);
-        continue;
-      }
-      const slot = shard.findSlot(key, keyLength, expected, hash);
-      const found = slot >= 0 && !this.isExpired(shard, shard.foundOffset);
-      if (Atomics.load(meta, M_SEQ) === seq) return found;
-      this.counters[STAT.readRetries]++;
-    }
-    const held = this.lock.acquire(shard);
-    const slot = shard.findSlot(key, keyLength, expected, hash);
-    const found = slot >= 0 && !this.isExpired(shard, shard.foundOffset);
-    this.lock.releaseUnchanged(shard, held);
-    return found;
-  }
-
   isExpired(shard, offset) {
     return (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + 2] <= Date.now();
   }
@@ -186,11 +201,8 @@ export class Arena {
     try {
       shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
     } catch (error) {
-      // The shard contradicted itself (see Shard.reclaimTail). Its entries
-      // cannot be trusted: drop them, and store into the now empty shard.
-      if (error?.code !== codes.ERR_ARENA_CORRUPT) throw error;
-      shard.reset();
-      this.counters[STAT.shardRepairs]++;
+      // The shard is empty now: store into it again.
+      this.resetAfter(shard, error);
       shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
     } finally {
       this.lock.release(shard, held);
@@ -200,35 +212,63 @@ export class Arena {
 
   /** Removes a key; true when a live, unexpired entry was removed. */
   delete(key, keyLength, keyKind, hash) {
-    const shard = this.shards[hash & this.shardMask];
-    const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
-    const held = this.lock.acquire(shard);
-    const slot = shard.findSlot(key, keyLength, expected, hash);
-    if (slot < 0) {
-      this.lock.releaseUnchanged(shard, held);
-      return false;
-    }
-    const offset = shard.foundOffset;
-    const expired = this.isExpired(shard, offset);
-    shard.removeEntry(slot, offset);
-    this.lock.release(shard, held);
-    this.counters[expired ? STAT.expirations : STAT.deletes]++;
-    return !expired;
+    const removed = this.remove(key, keyLength, keyKind, hash, false);
+    if (removed === REMOVED_LIVE) this.counters[STAT.deletes]++;
+    return removed === REMOVED_LIVE;
   }
 
-  /** Removes the entry if it is (still) expired; called after a read found it so. */
-  removeIfExpired(key, keyLength, keyKind, hash) {
+  /**
+   * Removes a key under the shard lock; with `onlyExpired`, only if its ttl
+   * has passed (a read found it expired, but a writer may have renewed it
+   * since). Returns NOT_FOUND, REMOVED_LIVE or REMOVED_EXPIRED.
+   */
+  remove(key, keyLength, keyKind, hash, onlyExpired) {
     const shard = this.shards[hash & this.shardMask];
     const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
     const held = this.lock.acquire(shard);
-    const slot = shard.findSlot(key, keyLength, expected, hash);
-    if (slot >= 0 && this.isExpired(shard, shard.foundOffset)) {
-      shard.removeEntry(slot, shard.foundOffset);
-      this.counters[STAT.expirations]++;
-      this.lock.release(shard, held);
-    } else {
-      this.lock.releaseUnchanged(shard, held);
+    let removed = NOT_FOUND;
+    let changed = false;
+    try {
+      const slot = shard.findSlot(key, keyLength, expected, hash);
+      if (slot >= 0) {
+        const offset = shard.foundOffset;
+        const expired = this.isExpired(shard, offset);
+        if (expired || !onlyExpired) {
+          changed = true;
+          shard.removeEntry(slot, offset);
+          removed = expired ? REMOVED_EXPIRED : REMOVED_LIVE;
+          if (expired) this.counters[STAT.expirations]++;
+        }
+      }
+    } catch (error) {
+      changed = true;
+      this.resetAfter(shard, error);
+      removed = NOT_FOUND;
+    } finally {
+      this.lock.release(shard, held, changed);
     }
+    return removed;
+  }
+
+  /**
+   * Called with the lock held when an operation on `shard` threw. A writer
+   * that stopped half-way leaves the shard inconsistent, so its entries are
+   * dropped whatever the error. A shard that contradicted itself
+   * (ERR_ARENA_CORRUPT) is thereby repaired and the caller carries on; any
+   * other error is a bug and is rethrown.
+   */
+  resetAfter(shard, error) {
+    shard.reset();
+    this.counters[STAT.shardRepairs]++;
+    if (error?.code !== codes.ERR_ARENA_CORRUPT) throw error;
+  }
+
+  /** A reader found the shard damaged (a record pointing outside its region): reset it. */
+  repair(shard) {
+    const held = this.lock.acquire(shard);
+    shard.reset();
+    this.counters[STAT.shardRepairs]++;
+    this.lock.release(shard, held);
   }
 
   /** Empties every shard, one at a time. */
@@ -246,9 +286,11 @@ export class Arena {
     for (const shard of this.shards) {
       const held = this.lock.acquire(shard);
       try {
-        for (const problem of verifyShard(shard)) problems.push(`shard ${shard.index}: ${problem}`);
+        for (const problem of verifyShard(shard, [this.stringHashStart, this.bytesHashStart])) {
+        problems.push(`shard ${shard.index}: ${problem}`);
+      }
       } finally {
-        this.lock.releaseUnchanged(shard, held);
+        this.lock.release(shard, held, false);
       }
     }
     return problems;
@@ -269,23 +311,23 @@ export class Arena {
     const shard = this.shards[index];
     const meta = shard.meta;
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-      const seq = meta[M_SEQ];
+      const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
         this.lock.waitWhileHeld(shard, seq);
         continue;
       }
       const entries = this.collect(shard, withValues);
-      if (Atomics.load(meta, M_SEQ) === seq && entries !== null) return entries;
+      if (sequenceAfter(meta, this.fence) === seq && entries !== null) return entries;
       this.counters[STAT.readRetries]++;
     }
     const held = this.lock.acquire(shard);
-    try {
-      const entries = this.collect(shard, withValues);
-      if (entries === null) throw this.corruptRecord(shard);
-      return entries;
-    } finally {
-      this.lock.releaseUnchanged(shard, held);
+    const entries = this.collect(shard, withValues);
+    if (entries === null) {
+      shard.reset();
+      this.counters[STAT.shardRepairs]++;
     }
+    this.lock.release(shard, held, entries === null);
+    return entries ?? [];
   }
 
   collect(shard, withValues) {
@@ -323,13 +365,6 @@ export class Arena {
     return entries;
   }
 
-  corruptRecord(shard) {
-    return new ArenaCacheError(
-      codes.ERR_ARENA_CORRUPT,
-      `arena shard ${shard.index} is corrupt: a record points outside its region (was the buffer written to directly?)`,
-    );
-  }
-
   /** Arena-wide counters and sizes. */
   stats() {
     const totals = sumThreadSlots(this.buffer, this.header);
@@ -349,4 +384,3 @@ export class Arena {
   }
 }
 
-export { HEADER_BYTES };

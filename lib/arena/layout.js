@@ -39,29 +39,35 @@ export const MAX_REGION_BYTES = 2 ** 31 - 4096;
 const TARGET_REGION_BYTES = 4 * MIB;
 const AUTO_MAX_SHARDS = 64;
 
-// Header fields. u32 fields are indexes into a Uint32Array over the header,
-// f64 fields indexes into a Float64Array over it.
+// Header fields: four u32 words, then float64 fields from byte 16 in this
+// order (float64 index 2 onwards), then the codec name. One list serves
+// writing and reading, so the two cannot drift apart.
 export const H32_MAGIC = 0;
 export const H32_VERSION = 1;
 export const H32_HEADER_BYTES = 2;
 export const H32_CHECKSUM = 3;
-export const H64_TOTAL_BYTES = 2;
-export const H64_SHARDS = 3;
-export const H64_SLOTS_PER_SHARD = 4;
-export const H64_REGION_BYTES = 5;
-export const H64_MAX_KEY_BYTES = 6;
-export const H64_MAX_ENTRIES_PER_SHARD = 7;
-export const H64_HASH_SEED = 8;
-export const H64_THREAD_SLOTS = 9;
-export const H64_STATS_OFFSET = 10;
-export const H64_META_OFFSET = 11;
-export const H64_TABLES_OFFSET = 12;
-export const H64_DATA_OFFSET = 13;
-export const H64_DEFAULT_TTL = 14;
-export const H64_LOCK_LEASE_MS = 15;
-export const H64_CREATED_AT = 16;
-export const H64_ARENA_ID = 17;
-export const H64_MAX = 18;
+const FIRST_FIELD = 2;
+const HEADER_FIELDS = Object.freeze([
+  'memoryBytes',
+  'shardCount',
+  'slotsPerShard',
+  'regionBytes',
+  'maxKeyBytes',
+  'maxEntriesPerShard',
+  'hashSeed',
+  'threadSlots',
+  'statsOffset',
+  'metaOffset',
+  'tablesOffset',
+  'dataOffset',
+  'defaultTtl',
+  'lockLeaseMs',
+  'createdAt',
+  'arenaId',
+  'max',
+]);
+/** The fields computeLayout() derives: stored, and checked on attach. */
+const DERIVED_FIELDS = Object.freeze(['statsOffset', 'metaOffset', 'tablesOffset', 'dataOffset', 'regionBytes']);
 const CODEC_NAME_LENGTH_BYTE = 160; // u32 length, then the UTF-8 name
 const CODEC_NAME_BYTE = 164;
 /** The checksum covers these header bytes (everything immutable). */
@@ -158,23 +164,18 @@ export function writeHeader(buffer, layout, settings) {
   const bytes = new Uint8Array(buffer, 0, HEADER_BYTES);
   const random = new Uint32Array(3);
   crypto.getRandomValues(random);
-  h64[H64_TOTAL_BYTES] = layout.memoryBytes;
-  h64[H64_SHARDS] = layout.shardCount;
-  h64[H64_SLOTS_PER_SHARD] = layout.slotsPerShard;
-  h64[H64_REGION_BYTES] = layout.regionBytes;
-  h64[H64_MAX_KEY_BYTES] = layout.maxKeyBytes;
-  h64[H64_MAX_ENTRIES_PER_SHARD] = layout.maxEntriesPerShard;
-  h64[H64_HASH_SEED] = random[0];
-  h64[H64_THREAD_SLOTS] = layout.threadSlots;
-  h64[H64_STATS_OFFSET] = layout.statsOffset;
-  h64[H64_META_OFFSET] = layout.metaOffset;
-  h64[H64_TABLES_OFFSET] = layout.tablesOffset;
-  h64[H64_DATA_OFFSET] = layout.dataOffset;
-  h64[H64_DEFAULT_TTL] = settings.defaultTtl;
-  h64[H64_LOCK_LEASE_MS] = settings.lockLeaseMs;
-  h64[H64_CREATED_AT] = Date.now();
-  h64[H64_ARENA_ID] = (random[1] & 0x1fffff) * 2 ** 32 + random[2];
-  h64[H64_MAX] = settings.max;
+  const fields = {
+    ...layout,
+    hashSeed: random[0],
+    defaultTtl: settings.defaultTtl,
+    lockLeaseMs: settings.lockLeaseMs,
+    createdAt: Date.now(),
+    arenaId: (random[1] & 0x1fffff) * 2 ** 32 + random[2],
+    max: settings.max,
+  };
+  HEADER_FIELDS.forEach((name, i) => {
+    h64[FIRST_FIELD + i] = fields[name];
+  });
   const name = new TextEncoder().encode(settings.codecName);
   h32[CODEC_NAME_LENGTH_BYTE / 4] = name.length;
   bytes.set(name, CODEC_NAME_BYTE);
@@ -223,39 +224,30 @@ export function readHeader(buffer) {
   if (h32[H32_CHECKSUM] !== checksum(bytes)) {
     throw fail(codes.ERR_ARENA_CORRUPT, 'arena header checksum does not match: the header was overwritten or damaged');
   }
-  const memoryBytes = h64[H64_TOTAL_BYTES];
-  if (size < memoryBytes) {
-    throw fail(codes.ERR_ARENA_TRUNCATED, `arena is truncated: its header describes ${memoryBytes} bytes but the buffer has ${size}`);
+  const stored = {};
+  HEADER_FIELDS.forEach((name, i) => {
+    stored[name] = h64[FIRST_FIELD + i];
+  });
+  if (size < stored.memoryBytes) {
+    throw fail(codes.ERR_ARENA_TRUNCATED, `arena is truncated: its header describes ${stored.memoryBytes} bytes but the buffer has ${size}`);
   }
-  const params = {
-    memoryBytes,
-    shardCount: h64[H64_SHARDS],
-    slotsPerShard: h64[H64_SLOTS_PER_SHARD],
-    maxEntriesPerShard: h64[H64_MAX_ENTRIES_PER_SHARD],
-    threadSlots: h64[H64_THREAD_SLOTS],
-    maxKeyBytes: h64[H64_MAX_KEY_BYTES],
-  };
   const sane =
-    Number.isInteger(params.shardCount) &&
-    params.shardCount >= 1 &&
-    params.shardCount <= MAX_SHARDS &&
-    (params.shardCount & (params.shardCount - 1)) === 0 &&
-    Number.isInteger(params.slotsPerShard) &&
-    params.maxEntriesPerShard < params.slotsPerShard &&
-    params.maxEntriesPerShard >= 1 &&
-    Number.isInteger(params.threadSlots) &&
-    params.threadSlots >= 1 &&
-    Number.isInteger(params.maxKeyBytes) &&
-    params.maxKeyBytes >= 1 &&
-    params.maxKeyBytes <= MAX_KEY_BYTES_LIMIT;
-  const layout = sane ? computeLayout(params) : null;
+    Number.isInteger(stored.shardCount) &&
+    stored.shardCount >= 1 &&
+    stored.shardCount <= MAX_SHARDS &&
+    (stored.shardCount & (stored.shardCount - 1)) === 0 &&
+    Number.isInteger(stored.slotsPerShard) &&
+    stored.maxEntriesPerShard < stored.slotsPerShard &&
+    stored.maxEntriesPerShard >= 1 &&
+    Number.isInteger(stored.threadSlots) &&
+    stored.threadSlots >= 1 &&
+    Number.isInteger(stored.maxKeyBytes) &&
+    stored.maxKeyBytes >= 1 &&
+    stored.maxKeyBytes <= MAX_KEY_BYTES_LIMIT;
+  const layout = sane ? computeLayout(stored) : null;
   if (
     layout === null ||
-    layout.statsOffset !== h64[H64_STATS_OFFSET] ||
-    layout.metaOffset !== h64[H64_META_OFFSET] ||
-    layout.tablesOffset !== h64[H64_TABLES_OFFSET] ||
-    layout.dataOffset !== h64[H64_DATA_OFFSET] ||
-    layout.regionBytes !== h64[H64_REGION_BYTES] ||
+    DERIVED_FIELDS.some((name) => layout[name] !== stored[name]) ||
     layout.regionBytes < MIN_REGION_BYTES ||
     layout.regionBytes > MAX_REGION_BYTES
   ) {
@@ -266,13 +258,7 @@ export function readHeader(buffer) {
     throw fail(codes.ERR_ARENA_CORRUPT, `arena header names a codec of ${nameLength} bytes, more than ${MAX_CODEC_NAME_BYTES}`);
   }
   return {
-    ...layout,
-    hashSeed: h64[H64_HASH_SEED],
-    defaultTtl: h64[H64_DEFAULT_TTL],
-    lockLeaseMs: h64[H64_LOCK_LEASE_MS],
-    createdAt: h64[H64_CREATED_AT],
-    arenaId: h64[H64_ARENA_ID],
-    max: h64[H64_MAX],
+    ...stored,
     codecName: new TextDecoder().decode(bytes.slice(CODEC_NAME_BYTE, CODEC_NAME_BYTE + nameLength)),
   };
 }

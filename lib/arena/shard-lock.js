@@ -5,15 +5,19 @@
 //   odd   a writer is inside; readers wait, and retry if it changed meanwhile
 //
 // Writers take the lock with one compareExchange and release it with another
-// (so a writer whose lock was taken away notices). Readers pay two loads and
-// no store, so reads never contend with each other.
+// (so a holder whose lock was taken away notices). Every release moves the
+// sequence forward, never back: a given odd value therefore names exactly one
+// holding of the lock, which is what lets a waiter measure how long that one
+// holding has lasted. Readers pay two loads and no store, so reads never
+// contend with each other.
 //
 // A holder can die inside its critical section: a worker terminated by
 // worker.terminate(), or (with a mapped file) a process killed by SIGKILL.
-// The lock therefore carries its owner (pid, kernel tid). A waiter that has
-// spun for a while asks the kernel whether the owner still exists; if not, or
-// if the lock has been held longer than the lease, the waiter takes the lock
-// over and resets the shard (its entries are lost, never corrupted).
+// The holder therefore records who it is (pid, kernel tid) and which holding
+// that identity belongs to (the odd sequence value). A waiter that has spun a
+// while asks the kernel whether that thread still exists; if not, or if the
+// holding has lasted longer than the lease, the waiter takes the lock over and
+// resets the shard (its entries are lost, never corrupted).
 
 import { isProcessAlive, isThreadAlive } from '../native.js';
 import { STAT } from './thread-stats.js';
@@ -21,8 +25,11 @@ import { STAT } from './thread-stats.js';
 export const M_SEQ = 0;
 export const M_OWNER_PID = 1;
 export const M_OWNER_TID = 2;
-/** Threads sleeping in Atomics.wait on M_SEQ (meta words 3-8 belong to the shard). */
+// (meta words 3-8 belong to the shard)
+/** Threads sleeping in Atomics.wait on M_SEQ. */
 export const M_WAITERS = 9;
+/** The sequence value of the holding that M_OWNER_PID/M_OWNER_TID describe. */
+export const M_OWNER_SEQ = 10;
 
 /** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;
@@ -51,9 +58,7 @@ export class ShardLock {
     const meta = shard.meta;
     const seq = meta[M_SEQ];
     if ((seq & 1) === 0 && Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {
-      meta[M_OWNER_PID] = this.pid;
-      meta[M_OWNER_TID] = this.tid;
-      return (seq + 1) | 0;
+      return this.own(meta, (seq + 1) | 0);
     }
     return this.acquireContended(shard);
   }
@@ -64,38 +69,34 @@ export class ShardLock {
     for (;;) {
       const seq = Atomics.load(meta, M_SEQ);
       if ((seq & 1) === 0) {
-        if (Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {
-          meta[M_OWNER_PID] = this.pid;
-          meta[M_OWNER_TID] = this.tid;
-          return (seq + 1) | 0;
-        }
+        if (Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) return this.own(meta, (seq + 1) | 0);
       } else {
         this.waitWhileHeld(shard, seq);
       }
     }
   }
 
-  /** Releases after a change: readers that overlapped will retry. */
-  release(shard, held) {
-    const meta = shard.meta;
-    meta[M_OWNER_TID] = 0;
-    meta[M_OWNER_PID] = 0;
-    if (Atomics.compareExchange(meta, M_SEQ, held, (held + 1) | 0) !== held) this.lockWasTaken(shard);
-    else if (meta[M_WAITERS] !== 0) Atomics.notify(meta, M_SEQ);
+  /** Records this thread as the owner of holding `held` (identity first, then whose it is). */
+  own(meta, held) {
+    meta[M_OWNER_PID] = this.pid;
+    meta[M_OWNER_TID] = this.tid;
+    meta[M_OWNER_SEQ] = held;
+    return held;
   }
 
   /**
-   * Releases without a change: the sequence goes back to its value before
-   * acquire, so optimistic readers that overlapped need not retry.
+   * Releases the lock. If it was taken over meanwhile (we were presumed dead
+   * or too slow), whatever we wrote after that may have damaged the shard:
+   * unless the holding only read, reset the shard once more under a proper lock.
+   * @param {boolean} [changed=true] false when the holding only read
    */
-  releaseUnchanged(shard, held) {
+  release(shard, held, changed = true) {
     const meta = shard.meta;
-    meta[M_OWNER_TID] = 0;
-    meta[M_OWNER_PID] = 0;
-    // If this fails the lock was taken over while we only read: nothing to repair.
-    if (Atomics.compareExchange(meta, M_SEQ, held, (held - 1) | 0) === held && meta[M_WAITERS] !== 0) {
-      Atomics.notify(meta, M_SEQ);
+    if (Atomics.compareExchange(meta, M_SEQ, held, (held + 1) | 0) !== held) {
+      if (changed) this.lockWasTaken(shard);
+      return;
     }
+    if (meta[M_WAITERS] !== 0) Atomics.notify(meta, M_SEQ);
   }
 
   /**
@@ -109,7 +110,9 @@ export class ShardLock {
     }
     // Sleep instead of spinning: with more threads than cores the holder may
     // be waiting for our core. The waiter count tells releasers to notify;
-    // Atomics.wait returns at once if the sequence already moved on.
+    // Atomics.wait returns at once if the sequence already moved on. (A
+    // thread terminated while asleep leaves the count one too high: releases
+    // then notify needlessly, which costs time, never correctness.)
     const since = performance.now();
     let sleepMs = 0.05;
     for (;;) {
@@ -128,11 +131,12 @@ export class ShardLock {
   /** True when the holder of sequence value `seq` is known to have exited. */
   holderIsGone(shard, seq) {
     const meta = shard.meta;
+    // The identity counts only if it was written for this very holding and
+    // the holding is still going on once it has been read.
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return false;
     const pid = meta[M_OWNER_PID];
     const tid = meta[M_OWNER_TID];
-    // Owner fields are written just after the lock is taken; re-check the
-    // sequence so they are known to belong to this holding of the lock.
-    if (Atomics.load(meta, M_SEQ) !== seq || pid <= 0) return false;
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq || pid <= 0) return false;
     if (pid !== this.pid && !isProcessAlive(pid)) return true;
     return tid > 0 && isThreadAlive(pid, tid) === false;
   }
@@ -141,22 +145,16 @@ export class ShardLock {
   takeOver(shard, seq) {
     const meta = shard.meta;
     // Still odd, so nobody else can enter while the shard is reset.
-    if (Atomics.compareExchange(meta, M_SEQ, seq, (seq + 2) | 0) !== seq) return;
-    meta[M_OWNER_PID] = this.pid;
-    meta[M_OWNER_TID] = this.tid;
+    const held = (seq + 2) | 0;
+    if (Atomics.compareExchange(meta, M_SEQ, seq, held) !== seq) return;
+    this.own(meta, held);
     shard.reset();
     this.counters[STAT.lockRecoveries]++;
-    meta[M_OWNER_TID] = 0;
-    meta[M_OWNER_PID] = 0;
-    Atomics.store(meta, M_SEQ, (seq + 3) | 0);
+    Atomics.store(meta, M_SEQ, (held + 1) | 0);
     Atomics.notify(meta, M_SEQ);
   }
 
-  /**
-   * Our release failed: another thread decided we were dead and took the lock
-   * over while we were still writing. Whatever we wrote after that may have
-   * damaged the shard, so reset it once more under a proper lock.
-   */
+  /** Our lock was taken over while we were writing: repair under a proper lock. */
   lockWasTaken(shard) {
     const held = this.acquire(shard);
     shard.reset();

@@ -144,7 +144,12 @@ export class Shard {
     const n = this.slots;
     const tag = hash & TAG_MASK;
     let i = this.homeOf(tag);
-    while (table[2 * i] !== 0) if (++i === n) i = 0;
+    // The entry bound keeps a slot free; a full table means a damaged shard
+    // (and must not become an endless loop).
+    for (let probes = 0; table[2 * i] !== 0; probes++) {
+      if (probes === n) throw corrupt(this.index, 'the dictionary has no free slot');
+      if (++i === n) i = 0;
+    }
     table[2 * i + 1] = tag;
     table[2 * i] = offset / 8 + 1;
   }
@@ -154,7 +159,8 @@ export class Shard {
     const table = this.table;
     const n = this.slots;
     let j = i;
-    for (;;) {
+    for (let probes = 0; ; probes++) {
+      if (probes === n) throw corrupt(this.index, 'the dictionary has no free slot');
       if (++j === n) j = 0;
       const w0 = table[2 * j];
       if (w0 === 0) break;
@@ -184,10 +190,11 @@ export class Shard {
     if (existing >= 0) {
       const old = this.foundOffset;
       const o4 = old >>> 2;
-      if (this.u32[o4 + 3] === size) {
-        // Same footprint: rewrite in place. The record is in cache (the lookup
-        // just read it) while the head of the ring usually is not, and the
-        // entry keeps its dictionary slot. A set counts as a use.
+      if (this.u32[o4 + 3] === size && (this.u32[o4] & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
+        // Same footprint and the key at the same place (a TTL field moves
+        // it): rewrite the header and value in place. The record is in cache
+        // (the lookup just read it) while the head of the ring usually is
+        // not, and the entry keeps its dictionary slot. A set counts as a use.
         meta[M_LIVE_BYTES] += valueLength - this.u32[o4 + 1];
         this.writeHeader(old, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
         this.writeValue(old, keyLength, expiresAt > 0, value, valueLength);

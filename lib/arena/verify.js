@@ -2,14 +2,16 @@
 // concurrent runs, and available to users who suspect a damaged arena
 // (`cache.verify()`). Must be called with the shard's lock held.
 
-import { HAS_TTL, RECORD_HEADER_BYTES, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { hashBytes } from './hash.js';
+import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { M_COUNT, M_HEAD, M_LIVE_BYTES, M_LIVE_RECORD_BYTES, M_TAIL, M_USED, TAG_MASK } from './shard.js';
 
 /**
  * Returns a list of problems found in `shard` (empty when it is consistent).
  * @param {import('./shard.js').Shard} shard
+ * @param {number[]} hashStarts the hash start state for each key kind
  */
-export function verifyShard(shard) {
+export function verifyShard(shard, hashStarts) {
   const problems = [];
   const meta = shard.meta;
   const u32 = shard.u32;
@@ -47,6 +49,9 @@ export function verifyShard(shard) {
       const valueLength = u32[(position >>> 2) + 1];
       const expected = RECORD_HEADER_BYTES + ((flags & HAS_TTL) !== 0 ? TTL_BYTES : 0) + ((keyLength + 3) & ~3) + valueLength;
       if (size !== expected + ((8 - (expected % 8)) % 8)) problems.push(`live record at ${position} has size ${size}, expected ${expected} rounded up to 8`);
+      const keyStart = position + RECORD_HEADER_BYTES + ((flags & HAS_TTL) !== 0 ? TTL_BYTES : 0);
+      const keyHash = hashBytes(hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
+      if (keyHash !== u32[(position >>> 2) + 2]) problems.push(`live record at ${position}: its key bytes do not hash to its stored hash`);
       liveOffsets.add(position);
       liveBytes += keyLength + valueLength;
       liveRecordBytes += size;

@@ -10,6 +10,7 @@
 import { describe } from '../errors.js';
 import { FNV_PRIME, hashBytes, hashFinish } from '../arena/hash.js';
 import { KEY_BYTES, KEY_STRING } from '../arena/record.js';
+import { typedArrayByteLength } from './typed-array.js';
 
 const utf8 = new TextEncoder();
 
@@ -56,13 +57,17 @@ export class KeyEncoder {
       this.encodeUnicode(key);
       return;
     }
-    if (key instanceof Uint8Array) {
-      const n = key.byteLength;
+    if (key instanceof Uint8Array && ArrayBuffer.isView(key)) {
+      // Copied into the scratch buffer by TypedArray#set, which reads the
+      // intrinsic length and runs no user code: a subclass that overrides
+      // length or subarray cannot make the stored key differ from the hashed one.
+      const n = typedArrayByteLength(key);
       if (n > this.maxKeyBytes) throw this.tooLong(n);
-      this.bytes = key;
+      this.scratch.set(key);
+      this.bytes = this.scratch;
       this.length = n;
       this.kind = KEY_BYTES;
-      this.hash = hashBytes(this.bytesStart, key, n);
+      this.hash = hashBytes(this.bytesStart, this.scratch, n);
       return;
     }
     throw new TypeError(`key must be a string, Buffer or Uint8Array (got ${describe(key)})`);

@@ -17,7 +17,9 @@ import {
   VALUE_UTF8,
 } from '../arena/record.js';
 import { KeyEncoder } from './key-encoder.js';
+import { typedArrayByteLength } from './typed-array.js';
 import { checkTtl, resolveAttachOptions, resolveOptions } from './options.js';
+
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
 const HANDLE_VERSION = 1;
@@ -129,10 +131,10 @@ export class SharedCache {
       kind = VALUE_UTF8;
       payload = value;
       length = Buffer.byteLength(value, 'utf8');
-    } else if (value instanceof Uint8Array) {
+    } else if (value instanceof Uint8Array && ArrayBuffer.isView(value)) {
       kind = VALUE_RAW;
       payload = value;
-      length = value.length;
+      length = typedArrayByteLength(value);
     } else {
       kind = VALUE_CODEC;
       payload = this.#encode(value);

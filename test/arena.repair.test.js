@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { Arena } from '../lib/arena/arena.js';
+import { M_TAIL } from '../lib/arena/shard.js';
+import { SharedCache } from '../lib/index.js';
+
+const MiB = 2 ** 20;
+
+/** The first shard of the cache, seen through the arena internals. */
+function shardOf(cache) {
+  return Arena.attach(cache.handle.buffer).shards[0];
+}
+
+test('a damaged record found while making room: the shard is reset and the set goes through', () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1 });
+  for (let i = 0; i < 100; i++) cache.set(`k${i}`, Buffer.alloc(1000, i));
+  const shard = shardOf(cache);
+  shard.u32[(shard.meta[M_TAIL] >>> 2) + 3] = 12345; // the oldest record's size: not a multiple of 8
+  // Fill until the tail has to be reclaimed.
+  for (let i = 0; i < 2000; i++) cache.set(`more${i}`, Buffer.alloc(1000, 1));
+  const stats = cache.stats();
+  assert.equal(stats.shardRepairs, 1);
+  assert.deepEqual(cache.get('more1999'), Buffer.alloc(1000, 1));
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('a record whose value runs out of its region reads as a miss and the shard is reset', () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1 });
+  cache.set('victim', Buffer.alloc(10, 1));
+  cache.set('other', 'kept until the repair');
+  // The first record in the ring is "victim": make its value length absurd.
+  shardOf(cache).u32[1] = 0x7fffffff;
+  assert.equal(cache.get('victim'), undefined);
+  assert.equal(cache.stats().shardRepairs, 1);
+  assert.equal(cache.size, 0);
+  cache.set('after', 'works');
+  assert.equal(cache.get('after'), 'works');
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('verify reports damage that lookups cannot see', () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1 });
+  cache.set('abc', 'value');
+  const shard = shardOf(cache);
+  shard.u8[16] = 'x'.charCodeAt(0); // the key's first byte: "xbc" no longer hashes to the stored hash
+  const { ok, problems } = cache.verify();
+  assert.equal(ok, false);
+  assert.deepEqual(problems, ['shard 0: live record at 0: its key bytes do not hash to its stored hash']);
+});
