@@ -18,12 +18,21 @@ test('a full cache evicts instead of failing a set', () => {
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });
 
-test('max bounds the number of entries', () => {
-  const cache = new SharedCache({ memoryBytes: 4 * MiB, max: 64 });
-  for (let i = 0; i < 1000; i++) cache.set(`k${i}`, i);
-  assert.ok(cache.size <= 64);
-  assert.equal(cache.get('k999'), 999);
-  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+test('max bounds the number of entries, exactly, across shards', () => {
+  for (const [memoryBytes, max] of [[4 * MiB, 64], [64 * MiB, 20_000]]) {
+    const cache = new SharedCache({ memoryBytes, max });
+    // Exactly max distinct keys all fit, however unevenly they hash over shards.
+    for (let i = 0; i < max; i++) cache.set(`k${i}`, i);
+    assert.equal(cache.size, max);
+    for (let i = 0; i < max; i++) assert.equal(cache.get(`k${i}`), i);
+    // Beyond max, every insert evicts.
+    for (let i = max; i < 3 * max; i++) cache.set(`k${i}`, i);
+    assert.equal(cache.size, max);
+    assert.equal(cache.get(`k${3 * max - 1}`), 3 * max - 1);
+    assert.equal(cache.stats().maxEntries, max);
+    assert.equal(cache.stats().evictions, 2 * max);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  }
 });
 
 test('entries read since the last pass survive eviction better than unread ones (CLOCK)', () => {
@@ -69,5 +78,29 @@ test('overwrites and deletes do not push live entries out while there is dead sp
   assert.equal(cache.size, 400);
   assert.equal(cache.stats().evictions, 0);
   for (let i = 0; i < 400; i++) assert.equal(cache.get(`k${i}`)[0], 29);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('max holds across threads inserting at once', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const { once } = await import('node:events');
+  const cache = new SharedCache({ memoryBytes: 16 * MiB, max: 2000 });
+  const workers = [1, 2, 3, 4].map(
+    (id) =>
+      new Worker(
+        `const { workerData, parentPort } = require('node:worker_threads');
+         import(workerData.lib).then(({ SharedCache }) => {
+           const cache = SharedCache.attach(workerData.handle);
+           for (let i = 0; i < 5000; i++) cache.set('w' + workerData.id + ':' + i, i);
+           parentPort.postMessage('done');
+         });`,
+        { eval: true, workerData: { id, handle: cache.handle, lib: new URL('../lib/index.js', import.meta.url).href } },
+      ),
+  );
+  await Promise.all(workers.map((worker) => once(worker, 'message')));
+  await Promise.all(workers.map((worker) => worker.terminate()));
+  assert.ok(cache.size <= 2000 + 4, `size ${cache.size}`);
+  cache.set('one more', 1);
+  assert.ok(cache.size <= 2000, `size ${cache.size} after the next insert`);
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });

@@ -130,10 +130,10 @@ test('automatic sharding grows with memory; max bounds the entries', () => {
   assert.equal(new SharedCache({ memoryBytes: MiB }).stats().shards, 1);
   assert.equal(new SharedCache({ memoryBytes: 64 * MiB }).stats().shards, 16);
   const bounded = new SharedCache({ memoryBytes: 8 * MiB, max: 100 });
+  assert.ok(bounded.stats().shards <= 16, 'few shards for a small max');
   for (let i = 0; i < 1000; i++) bounded.set(`k${i}`, i);
-  assert.ok(bounded.size <= 100, `size ${bounded.size}`);
-  assert.ok(bounded.size >= 50, `size ${bounded.size}`);
-  assert.equal(bounded.stats().maxEntries <= 100, true);
+  assert.equal(bounded.size, 100);
+  assert.equal(bounded.stats().maxEntries, 100);
 });
 
 test('memory that cannot be allocated is ERR_ARENA_ALLOC', () => {

@@ -38,7 +38,8 @@ function median(values) {
 export async function multiThread({ entries, payload, workerCounts, durationMs, rounds, progress }) {
   const keys = makeKeys(entries);
   const value = makePayload(payload);
-  const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload) });
+  // The same entry bound as the lru-cache peer (it also sizes the dictionary).
+  const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload), max: entries });
   for (const key of keys) cache.set(key, value);
   const rows = [];
   for (const workers of workerCounts) {

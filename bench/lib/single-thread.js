@@ -26,7 +26,8 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
   const keys = makeKeys(entries);
   const order = shuffledOrder(entries);
   const value = makePayload(payload);
-  const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload) });
+  // The same entry bound as the lru-cache peer (it also sizes the dictionary).
+  const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload), max: entries });
   const lru = new LRUCache({ max: entries });
   const map = new Map();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-'));

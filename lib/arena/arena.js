@@ -81,7 +81,6 @@ export class Arena {
     this.header = header;
     const claim = claimThreadSlot(buffer, header);
     this.counters = claim.counters;
-    this.sharedStatsSlot = claim.shared;
     this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid });
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters));
@@ -203,7 +202,12 @@ export class Arena {
     } catch (error) {
       // The shard is empty now: store into it again.
       this.resetAfter(shard, error);
-      shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      try {
+        shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      } catch (again) {
+        shard.reset();
+        throw again;
+      }
     } finally {
       this.lock.release(shard, held);
     }
@@ -287,8 +291,8 @@ export class Arena {
       const held = this.lock.acquire(shard);
       try {
         for (const problem of verifyShard(shard, [this.stringHashStart, this.bytesHashStart])) {
-        problems.push(`shard ${shard.index}: ${problem}`);
-      }
+          problems.push(`shard ${shard.index}: ${problem}`);
+        }
       } finally {
         this.lock.release(shard, held, false);
       }

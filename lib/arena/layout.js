@@ -100,7 +100,12 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes }) {
     throw new RangeError(`options.max (${max}) must be at least options.shards (${shardCount}): each shard holds max / shards entries`);
   }
   const threadSlots = Math.min(256, Math.max(16, pow2Floor(memoryBytes / (64 * 1024))));
-  const entriesPerShard = max > 0 ? Math.floor(max / shardCount) : Math.ceil(memoryBytes / shardCount / ASSUMED_ENTRY_BYTES);
+  // With `max`, the cache as a whole holds at most max entries (see
+  // Shard.store); keys do not spread exactly evenly, so each shard's own
+  // bound leaves room for four standard deviations above its fair share.
+  const fairShare = max / shardCount;
+  const entriesPerShard =
+    max > 0 ? Math.ceil(fairShare + 4 * Math.sqrt(fairShare) + 8) : Math.ceil(memoryBytes / shardCount / ASSUMED_ENTRY_BYTES);
   const slotsPerShard = Math.max(8, Math.ceil(entriesPerShard / MAX_LOAD) + 1);
   const maxEntriesPerShard = max > 0 ? entriesPerShard : Math.floor(slotsPerShard * MAX_LOAD);
   const tableBytes = shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES;

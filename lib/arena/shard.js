@@ -76,6 +76,10 @@ export class Shard {
     this.homeScale = layout.slotsPerShard / 4294967296;
     this.regionBytes = regionBytes;
     this.maxEntries = layout.maxEntriesPerShard;
+    // `max` bounds the whole cache: inserting counts the entries of all shards.
+    this.globalMax = layout.max;
+    this.shardCount = layout.shardCount;
+    this.allMeta = new Int32Array(buffer, layout.metaOffset, (layout.shardCount * SHARD_META_BYTES) / 4);
     this.compactionLimit = Math.floor(regionBytes * COMPACTION_LIVE_FRACTION);
     this.u8 = new Uint8Array(buffer, dataOffset, regionBytes);
     this.u32 = new Uint32Array(buffer, dataOffset, regionBytes / 4);
@@ -206,6 +210,11 @@ export class Shard {
       meta[M_COUNT]--;
     }
     this.relocationBudget = RELOCATION_BUDGET;
+    if (this.globalMax > 0) {
+      // Evict until the insert leaves the cache at max: also takes back an
+      // overshoot left by inserts that raced in other shards.
+      for (let excess = this.totalEntries() - this.globalMax + 1; excess > 0 && meta[M_COUNT] > 0; excess--) this.evictOne();
+    }
     while (meta[M_COUNT] >= this.maxEntries) this.reclaimTail(0, false);
     const offset = this.allocate(size);
     this.writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
@@ -222,6 +231,8 @@ export class Shard {
     this.writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
     const u8 = this.u8;
     const keyStart = offset + RECORD_HEADER_BYTES + (expiresAt > 0 ? TTL_BYTES : 0);
+    // `key` is the cache's own scratch buffer (see KeyEncoder), never a
+    // user object whose methods could run under the lock.
     if (keyLength <= 64) {
       for (let j = 0; j < keyLength; j++) u8[keyStart + j] = key[j];
     } else {
@@ -245,6 +256,26 @@ export class Shard {
     const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + ((keyLength + 3) & ~3);
     if (typeof value === 'string') this.bytes.utf8Write(value, valueStart, valueLength);
     else this.u8.set(value, valueStart);
+  }
+
+  /**
+   * Entries in all shards. The other shards' counts are read without their
+   * locks: with several threads inserting at once the cache can exceed
+   * `max` by at most one entry per such thread, until the next insert.
+   */
+  totalEntries() {
+    const all = this.allMeta;
+    const stride = SHARD_META_BYTES / 4;
+    let total = 0;
+    for (let i = 0; i < this.shardCount; i++) total += all[i * stride + M_COUNT];
+    return total;
+  }
+
+  /** Evicts one live entry from the tail (second chances allowed within the budget). */
+  evictOne() {
+    const meta = this.meta;
+    const target = meta[M_COUNT] - 1;
+    while (meta[M_COUNT] > target) this.reclaimTail(0, false);
   }
 
   /** Marks the live record at `offset` dead; its space is reclaimed at the tail. */

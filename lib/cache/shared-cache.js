@@ -9,6 +9,7 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 import { Arena } from '../arena/arena.js';
 import { planLayout } from '../arena/layout.js';
 import {
+  KEY_BYTES,
   KEY_STRING,
   maxValueBytes,
   recordSize,
@@ -75,7 +76,7 @@ export class SharedCache {
     this.#codec = codec;
     this.#defaultTtl = header.defaultTtl;
     this.#regionBytes = header.regionBytes;
-    this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(1));
+    this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
     this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer });
   }
 
@@ -138,7 +139,7 @@ export class SharedCache {
     } else {
       kind = VALUE_CODEC;
       payload = this.#encode(value);
-      length = payload.byteLength;
+      length = typedArrayByteLength(payload);
     }
     const keys = this.#keys;
     keys.encode(key);
@@ -223,7 +224,7 @@ export class SharedCache {
       usedBytes,
       dataBytes: header.regionBytes * header.shardCount,
       memoryBytes: header.memoryBytes,
-      maxEntries: header.maxEntriesPerShard * header.shardCount,
+      maxEntries: header.max > 0 ? header.max : header.maxEntriesPerShard * header.shardCount,
       maxEntryBytes: header.regionBytes,
       shards: header.shardCount,
       threads: totals.threads,
@@ -271,7 +272,7 @@ export class SharedCache {
     } catch (cause) {
       throw new TypeError(`value could not be encoded by the ${codec.name} codec: ${cause?.message ?? cause}`, { cause });
     }
-    if (!(bytes instanceof Uint8Array)) {
+    if (!(bytes instanceof Uint8Array && ArrayBuffer.isView(bytes))) {
       throw new TypeError(`the ${codec.name} codec's encode() must return a Uint8Array (got ${describe(bytes)})`);
     }
     return bytes;
