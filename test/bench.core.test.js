@@ -46,3 +46,20 @@ test('the core benchmark runs end to end and reports every figure (tiny sizes; s
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the core benchmark rejects bad settings with a message naming the variable', () => {
+  const script = fileURLToPath(new URL('../bench/core.js', import.meta.url));
+  for (const [name, value, message] of [
+    ['BENCH_PAYLOADS', '64,abc', 'BENCH_PAYLOADS must be a comma-separated list of positive integers (got "64,abc")'],
+    ['BENCH_ENTRIES', '-3', 'BENCH_ENTRIES must be a positive integer (got "-3")'],
+  ]) {
+    assert.throws(
+      () => execFileSync(process.execPath, [script], { env: { ...process.env, [name]: value }, encoding: 'utf8', stdio: 'pipe' }),
+      (error) => {
+        assert.notEqual(error.status, 0);
+        assert.ok(error.stderr.includes(`RangeError: ${message}`), error.stderr);
+        return true;
+      },
+    );
+  }
+});

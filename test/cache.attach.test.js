@@ -139,6 +139,13 @@ test('a damaged header is ERR_ARENA_CORRUPT', () => {
     () => SharedCache.attach(inconsistent),
     arenaError('ERR_ARENA_CORRUPT', 'arena header is inconsistent: its stored offsets do not follow from its stored sizes'),
   );
+  const longCodecName = copyOf(cache.handle.buffer);
+  new Uint32Array(longCodecName)[160 / 4] = 65;
+  new Uint32Array(longCodecName)[3] = headerChecksum(longCodecName);
+  assert.throws(
+    () => SharedCache.attach(longCodecName),
+    arenaError('ERR_ARENA_CORRUPT', 'arena header names a codec of 65 bytes, more than 64'),
+  );
   const wrongSize = copyOf(cache.handle.buffer);
   new Uint32Array(wrongSize)[2] = 512;
   assert.throws(() => SharedCache.attach(wrongSize), arenaError('ERR_ARENA_CORRUPT', 'arena header size is 512, expected 4096'));

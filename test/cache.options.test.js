@@ -145,3 +145,10 @@ test('memory that cannot be allocated is ERR_ARENA_ALLOC', () => {
     return true;
   });
 });
+
+test('shards that would leave a region larger than 2 GiB are refused before allocating', () => {
+  assert.throws(() => new SharedCache({ memoryBytes: 8 * 2 ** 30, shards: 2 }), {
+    name: 'RangeError',
+    message: /^options\.shards \(2\) gives each shard \d+ bytes of data, more than 2147479552; use more shards$/,
+  });
+});

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
@@ -64,4 +67,28 @@ test('without the addon the cache works and native features say why they are una
     message:
       'SharedCache.open() needs the arenacache native addon, which is unavailable: disabled by the environment variable ARENACACHE_NATIVE=off',
   });
+});
+
+test('a package without a prebuilt binary or a local build explains why the addon is missing', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-loader-'));
+  try {
+    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
+    const env = { ...process.env };
+    delete env.ARENACACHE_NATIVE;
+    const result = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    assert.equal(result.available, false);
+    assert.match(
+      result.reason,
+      new RegExp(
+        `^no prebuilt binary for ${process.platform}-${process.arch} and no local build \\(.+\\); ` +
+          'run "npm rebuild arenacache", which needs python3, make and a C\\+\\+ compiler$',
+      ),
+    );
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 });
