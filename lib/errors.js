@@ -20,6 +20,12 @@ export const codes = Object.freeze({
   ERR_CODEC_MISMATCH: 'ERR_CODEC_MISMATCH',
   /** The codec failed to decode a stored value. */
   ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
+  /** The cache was closed with close(). */
+  ERR_CACHE_CLOSED: 'ERR_CACHE_CLOSED',
+  /** registerMetrics() could not load prom-client. */
+  ERR_PROM_CLIENT_MISSING: 'ERR_PROM_CLIENT_MISSING',
+  /** registerMetrics() with a name already registered in that registry. */
+  ERR_METRICS_DUPLICATE: 'ERR_METRICS_DUPLICATE',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

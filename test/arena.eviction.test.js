@@ -30,6 +30,7 @@ test('max bounds the number of entries, exactly, across shards', () => {
     assert.equal(cache.size, max);
     assert.equal(cache.get(`k${3 * max - 1}`), 3 * max - 1);
     assert.equal(cache.stats().maxEntries, max);
+    assert.equal(cache.stats().evictionsMax, 2 * max);
     assert.equal(cache.stats().evictions, 2 * max);
     assert.deepEqual(cache.verify(), { ok: true, problems: [] });
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { jsonCodec } from './helpers/codecs.js';
+import { headerFieldIndex } from '../lib/arena/layout.js';
 
 const MiB = 2 ** 20;
 
@@ -14,7 +15,7 @@ function copyOf(buffer, length = buffer.byteLength) {
 function headerChecksum(buffer) {
   const bytes = new Uint8Array(buffer, 0, 4096);
   let h = 0x811c9dc5;
-  for (let i = 16; i < 256; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  for (let i = 16; i < 452; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
   return h >>> 0;
 }
 
@@ -107,7 +108,7 @@ test('an arena of another layout version is ERR_ARENA_VERSION', () => {
   new Uint32Array(copy)[1] = 7;
   assert.throws(
     () => SharedCache.attach(copy),
-    arenaError('ERR_ARENA_VERSION', 'arena layout version 7 is not supported; this arenacache reads version 1'),
+    arenaError('ERR_ARENA_VERSION', 'arena layout version 7 is not supported; this arenacache reads version 2'),
   );
 });
 
@@ -126,21 +127,21 @@ test('a truncated arena is ERR_ARENA_TRUNCATED', () => {
 test('a damaged header is ERR_ARENA_CORRUPT', () => {
   const cache = new SharedCache({ memoryBytes: MiB });
   const flipped = copyOf(cache.handle.buffer);
-  new Uint8Array(flipped)[40] ^= 0xff;
+  new Uint8Array(flipped)[40] ^= 0xff; // inside the checksummed header fields
   assert.throws(
     () => SharedCache.attach(flipped),
     arenaError('ERR_ARENA_CORRUPT', 'arena header checksum does not match: the header was overwritten or damaged'),
   );
   // A header whose checksum matches but whose offsets do not follow from its sizes.
   const inconsistent = copyOf(cache.handle.buffer);
-  new Float64Array(inconsistent)[13] += 64; // the data offset
+  new Float64Array(inconsistent)[headerFieldIndex('dataOffset')] += 64;
   new Uint32Array(inconsistent)[3] = headerChecksum(inconsistent);
   assert.throws(
     () => SharedCache.attach(inconsistent),
     arenaError('ERR_ARENA_CORRUPT', 'arena header is inconsistent: its stored offsets do not follow from its stored sizes'),
   );
   const longCodecName = copyOf(cache.handle.buffer);
-  new Uint32Array(longCodecName)[160 / 4] = 65;
+  new Uint32Array(longCodecName)[384 / 4] = 65; // the codec name's length
   new Uint32Array(longCodecName)[3] = headerChecksum(longCodecName);
   assert.throws(
     () => SharedCache.attach(longCodecName),

@@ -159,7 +159,7 @@ test('a value larger than a shard can ever hold is a RangeError and changes noth
     name: 'RangeError',
     message:
       `value is ${2 * MiB} bytes; the largest value this cache can hold under this key is ${maxEntryBytes - 28} bytes ` +
-      `(each of its ${shards} shards has ${maxEntryBytes} bytes); raise options.memoryBytes or lower options.shards`,
+      `(each of its ${shards} shards has ${maxEntryBytes} bytes for one entry); raise options.memoryBytes or lower options.shards`,
   });
   assert.equal(cache.get('k'), 'kept');
   // The largest value that fits is accepted (it evicts everything else in its shard).

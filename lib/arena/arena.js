@@ -19,8 +19,10 @@ import {
   VALUE_KIND_SHIFT,
   VALUE_UTF8,
 } from './record.js';
-import { M_COUNT, M_LIVE_BYTES, M_USED, Shard } from './shard.js';
-import { M_SEQ, ShardLock } from './shard-lock.js';
+import { Clock } from './clock.js';
+import { Shard } from './shard.js';
+import { ShardLock } from './shard-lock.js';
+import { M_COUNT, M_LIVE_BYTES, M_SEQ } from './shard-meta.js';
 import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
 import { claimThreadSlot, STAT, sumThreadSlots } from './thread-stats.js';
@@ -68,7 +70,14 @@ export class Arena {
       );
     }
     writeHeader(buffer, layout, settings);
-    return new Arena(buffer, readHeader(buffer));
+    const arena = new Arena(buffer, readHeader(buffer));
+    // Rings start at their base (the main ring does not start at 0 when a
+    // small ring precedes it); everything else starts zeroed.
+    for (const shard of arena.shards) {
+      shard.main.reset();
+      shard.small.reset();
+    }
+    return arena;
   }
 
   /** Attaches to an existing arena buffer after validating its header. */
@@ -81,9 +90,12 @@ export class Arena {
     this.header = header;
     const claim = claimThreadSlot(buffer, header);
     this.counters = claim.counters;
+    /** This thread's identity in the arena (for leases and flights). */
+    this.owner = claim.owner;
     this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid });
+    this.clock = new Clock(header.ttlResolution);
     this.shards = [];
-    for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters));
+    for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));
     this.shardMask = header.shardCount - 1;
     this.stringHashStart = hashStart(header.hashSeed, 0);
     this.bytesHashStart = hashStart(header.hashSeed, 1);
@@ -113,9 +125,8 @@ export class Arena {
       else this.repair(shard);
       return undefined;
     }
-    // Mark the entry as recently used; skip the atomic when it already is.
-    const word = 2 * this.lastSlot + 1;
-    if ((shard.table[word] & 1) === 0) Atomics.or(shard.table, word, 1);
+    // A use for the policy (one compareExchange, only below the policy's cap).
+    shard.touch(this.lastSlot);
     this.counters[STAT.hits]++;
     return value;
   }
@@ -169,7 +180,7 @@ export class Arena {
     const valueLength = u32[o4 + 1];
     let valueStart = offset + RECORD_HEADER_BYTES + (((flags >>> 16) + 3) & ~3);
     if ((flags & HAS_TTL) !== 0) {
-      if (shard.f64[(offset >>> 3) + 2] <= Date.now()) return EXPIRED;
+      if (shard.f64[(offset >>> 3) + 2] <= this.clock.now()) return EXPIRED;
       valueStart += TTL_BYTES;
     }
     // Only a torn read (or a damaged arena) can point outside the region.
@@ -186,7 +197,7 @@ export class Arena {
   }
 
   isExpired(shard, offset) {
-    return (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + 2] <= Date.now();
+    return (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + 2] <= this.clock.now();
   }
 
   /**
@@ -338,7 +349,7 @@ export class Arena {
     const entries = [];
     const table = shard.table;
     const u32 = shard.u32;
-    const now = Date.now();
+    const now = this.clock.now();
     for (let i = 0; i < shard.slots; i++) {
       const w0 = table[2 * i];
       if (w0 === 0) continue;
@@ -375,12 +386,14 @@ export class Arena {
     let entries = 0;
     let liveBytes = 0;
     let usedBytes = 0;
+    let smallEntries = 0;
     for (const shard of this.shards) {
       entries += shard.meta[M_COUNT];
       liveBytes += shard.meta[M_LIVE_BYTES];
-      usedBytes += shard.meta[M_USED];
+      usedBytes += shard.main.used + shard.small.used;
+      smallEntries += shard.small.count;
     }
-    return { totals, entries, liveBytes, usedBytes };
+    return { totals, entries, liveBytes, usedBytes, smallEntries };
   }
 
   hashStartFor(keyKind) {

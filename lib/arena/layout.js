@@ -2,7 +2,8 @@
 // shared buffer, and the self-describing header that lets another thread (or,
 // with a mapped file, another process) attach without guessing.
 //
-//   [header 4 KiB][thread stats][shard meta][dictionaries][data regions]
+//   [header 4 KiB][thread stats][fetch flights][shard meta][dictionaries]
+//   [ghost tables (hybrid policy)][data regions]
 //
 // The header stores the parameters the layout was computed from *and* the
 // offsets computed from them. Attaching recomputes the offsets from the
@@ -12,7 +13,7 @@
 import { ArenaCacheError, codes } from '../errors.js';
 
 export const MAGIC = 0x434e5241; // "ARNC" in little-endian byte order
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 export const HEADER_BYTES = 4096;
 
 export const MIB = 1024 * 1024;
@@ -24,8 +25,15 @@ export const MAX_CODEC_NAME_BYTES = 64;
 
 /** Each shard's meta block: one 128-byte line of its own (no false sharing). */
 export const SHARD_META_BYTES = 128;
-/** Each thread's counter block: 16 float64 words (word 0 holds the owner). */
-export const THREAD_SLOT_BYTES = 128;
+/** Each thread's counter block: 32 float64 words (word 0 holds the owner). */
+export const THREAD_SLOT_BYTES = 256;
+/** One in-flight fetch: state, key hashes, owner, outcome. */
+export const FLIGHT_SLOT_BYTES = 64;
+/** The error a failed loader leaves for the waiters of other threads. */
+export const FLIGHT_ERROR_BYTES = 512;
+export const GHOST_SLOT_BYTES = 4;
+/** hybrid: the small ring's share of a shard's data region. */
+const SMALL_RING_FRACTION = 0.1;
 export const DICTIONARY_SLOT_BYTES = 8;
 /** Dictionary load bound: linear probing stays short below it. */
 export const MAX_LOAD = 0.75;
@@ -38,6 +46,8 @@ export const MAX_REGION_BYTES = 2 ** 31 - 4096;
 /** Auto sharding aims for regions of this size (concurrency vs largest value). */
 const TARGET_REGION_BYTES = 4 * MIB;
 const AUTO_MAX_SHARDS = 64;
+/** With `max`, automatic sharding keeps at least this many entries per shard (policy quality). */
+const MIN_ENTRIES_PER_SHARD = 128;
 
 // Header fields: four u32 words, then float64 fields from byte 16 in this
 // order (float64 index 2 onwards), then the codec name. One list serves
@@ -47,8 +57,15 @@ export const H32_VERSION = 1;
 export const H32_HEADER_BYTES = 2;
 export const H32_CHECKSUM = 3;
 const FIRST_FIELD = 2;
+/** Eviction policies by the id stored in the header (see policies.js). */
+export const POLICY_NAMES = Object.freeze(['hybrid', 'lru', 'lfu', 'ttl']);
+export const POLICY_HYBRID = 1;
+export function policyId(name) {
+  return POLICY_NAMES.indexOf(name) + 1;
+}
 const HEADER_FIELDS = Object.freeze([
   'memoryBytes',
+  'policy',
   'shardCount',
   'slotsPerShard',
   'regionBytes',
@@ -65,16 +82,49 @@ const HEADER_FIELDS = Object.freeze([
   'createdAt',
   'arenaId',
   'max',
+  'flightSlots',
+  'flightsOffset',
+  'flightErrorsOffset',
+  'ghostSlotsPerShard',
+  'ghostsOffset',
+  'smallRingBytes',
+  'ttlResolution',
+  'sweepIntervalMs',
+  'sweepChecks',
+  'fetchTimeoutMs',
 ]);
+/** Float64 index of a header field (for tools and tests that inspect headers). */
+export function headerFieldIndex(name) {
+  return FIRST_FIELD + HEADER_FIELDS.indexOf(name);
+}
+
 /** The fields computeLayout() derives: stored, and checked on attach. */
-const DERIVED_FIELDS = Object.freeze(['statsOffset', 'metaOffset', 'tablesOffset', 'dataOffset', 'regionBytes']);
-const CODEC_NAME_LENGTH_BYTE = 160; // u32 length, then the UTF-8 name
-const CODEC_NAME_BYTE = 164;
+const DERIVED_FIELDS = Object.freeze([
+  'statsOffset',
+  'flightsOffset',
+  'flightErrorsOffset',
+  'metaOffset',
+  'tablesOffset',
+  'ghostsOffset',
+  'dataOffset',
+  'regionBytes',
+  'smallRingBytes',
+]);
+const CODEC_NAME_LENGTH_BYTE = 384; // u32 length, then the UTF-8 name
+const CODEC_NAME_BYTE = 388;
 /** The checksum covers these header bytes (everything immutable). */
 const CHECKSUM_FROM = 16;
-const CHECKSUM_TO = 256;
+const CHECKSUM_TO = 452;
+if (16 + HEADER_FIELDS.length * 8 > CODEC_NAME_LENGTH_BYTE) throw new Error('arena header fields overlap the codec name');
+// Mutable header words (after the checksummed part).
 /** Int32 index of the counter handing out ids to threads without a kernel tid. */
 export const H32_ANON_THREAD_COUNTER = 512 / 4;
+/** The sweeper lease: owner pid, owner tid, and (float64) when it expires. */
+export const H32_SWEEPER_PID = 516 / 4;
+export const H32_SWEEPER_TID = 520 / 4;
+export const H64_SWEEPER_LEASE_UNTIL = 528 / 8;
+/** The next shard the sweeper visits. */
+export const H32_SWEEP_SHARD = 536 / 4;
 
 function pow2Floor(n) {
   return n < 1 ? 0 : 2 ** Math.floor(Math.log2(n));
@@ -89,17 +139,19 @@ function align(n, to) {
  * validated options. Throws RangeError when the options cannot share the
  * memory sensibly, naming the option to change.
  */
-export function planLayout({ memoryBytes, shards, max, maxKeyBytes }) {
+export function planLayout({ memoryBytes, shards, max, maxKeyBytes, policy }) {
   let shardCount = shards;
   if (shardCount === 0) {
     shardCount = Math.min(AUTO_MAX_SHARDS, Math.max(1, pow2Floor(memoryBytes / TARGET_REGION_BYTES)));
-    // With a small `max`, few shards keep the per-shard entry bound meaningful.
-    if (max > 0) shardCount = Math.max(1, Math.min(shardCount, pow2Floor(max / 8)));
+    // With `max`, enough entries per shard keep each shard's policy close to
+    // a global one.
+    if (max > 0) shardCount = Math.max(1, Math.min(shardCount, pow2Floor(max / MIN_ENTRIES_PER_SHARD)));
     while (memoryBytes / shardCount > MAX_REGION_BYTES) shardCount *= 2;
   } else if (max > 0 && max < shardCount) {
     throw new RangeError(`options.max (${max}) must be at least options.shards (${shardCount}): each shard holds max / shards entries`);
   }
   const threadSlots = Math.min(256, Math.max(16, pow2Floor(memoryBytes / (64 * 1024))));
+  const flightSlots = Math.min(1024, Math.max(16, pow2Floor(memoryBytes / (256 * 1024))));
   // With `max`, the cache as a whole holds at most max entries (see
   // Shard.store); keys do not spread exactly evenly, so each shard's own
   // bound leaves room for four standard deviations above its fair share.
@@ -108,13 +160,25 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes }) {
     max > 0 ? Math.ceil(fairShare + 4 * Math.sqrt(fairShare) + 8) : Math.ceil(memoryBytes / shardCount / ASSUMED_ENTRY_BYTES);
   const slotsPerShard = Math.max(8, Math.ceil(entriesPerShard / MAX_LOAD) + 1);
   const maxEntriesPerShard = max > 0 ? entriesPerShard : Math.floor(slotsPerShard * MAX_LOAD);
-  const tableBytes = shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES;
+  // hybrid remembers about as many evicted keys as the shard holds.
+  const ghostSlotsPerShard = policy === POLICY_HYBRID ? maxEntriesPerShard : 0;
+  const tableBytes = shardCount * (slotsPerShard * DICTIONARY_SLOT_BYTES + ghostSlotsPerShard * GHOST_SLOT_BYTES);
   if (tableBytes > memoryBytes / 2) {
     throw new RangeError(
       `options.max (${max}) needs a dictionary of ${tableBytes} bytes, more than half of options.memoryBytes (${memoryBytes}); lower max or raise memoryBytes`,
     );
   }
-  const layout = computeLayout({ memoryBytes, shardCount, slotsPerShard, maxEntriesPerShard, threadSlots, maxKeyBytes });
+  const layout = computeLayout({
+    memoryBytes,
+    policy,
+    shardCount,
+    slotsPerShard,
+    maxEntriesPerShard,
+    ghostSlotsPerShard,
+    threadSlots,
+    flightSlots,
+    maxKeyBytes,
+  });
   if (layout.regionBytes < MIN_REGION_BYTES) {
     throw new RangeError(
       `options.shards (${shardCount}) leaves each shard ${layout.regionBytes} bytes of data, less than ${MIN_REGION_BYTES}; ` +
@@ -130,24 +194,45 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes }) {
 }
 
 /** Offsets from the layout parameters; the same function serves create and attach. */
-export function computeLayout({ memoryBytes, shardCount, slotsPerShard, maxEntriesPerShard, threadSlots, maxKeyBytes }) {
+export function computeLayout({
+  memoryBytes,
+  policy,
+  shardCount,
+  slotsPerShard,
+  maxEntriesPerShard,
+  ghostSlotsPerShard,
+  threadSlots,
+  flightSlots,
+  maxKeyBytes,
+}) {
   const statsOffset = HEADER_BYTES;
-  const metaOffset = statsOffset + threadSlots * THREAD_SLOT_BYTES;
+  const flightsOffset = statsOffset + threadSlots * THREAD_SLOT_BYTES;
+  const flightErrorsOffset = flightsOffset + flightSlots * FLIGHT_SLOT_BYTES;
+  const metaOffset = flightErrorsOffset + flightSlots * FLIGHT_ERROR_BYTES;
   const tablesOffset = metaOffset + shardCount * SHARD_META_BYTES;
-  const dataOffset = align(tablesOffset + shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES, 64);
+  const ghostsOffset = tablesOffset + shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES;
+  const dataOffset = align(ghostsOffset + shardCount * ghostSlotsPerShard * GHOST_SLOT_BYTES, 64);
   const regionBytes = Math.max(0, Math.floor((memoryBytes - dataOffset) / shardCount / 64) * 64);
+  const smallRingBytes = policy === POLICY_HYBRID ? Math.floor((regionBytes * SMALL_RING_FRACTION) / 64) * 64 : 0;
   return {
     memoryBytes,
+    policy,
     shardCount,
     slotsPerShard,
     maxEntriesPerShard,
+    ghostSlotsPerShard,
     threadSlots,
+    flightSlots,
     maxKeyBytes,
     statsOffset,
+    flightsOffset,
+    flightErrorsOffset,
     metaOffset,
     tablesOffset,
+    ghostsOffset,
     dataOffset,
     regionBytes,
+    smallRingBytes,
   };
 }
 
@@ -161,7 +246,8 @@ function checksum(bytes) {
  * Writes a fresh header into `buffer` (zeroed memory).
  * @param {SharedArrayBuffer} buffer
  * @param {ReturnType<typeof computeLayout>} layout
- * @param {{ defaultTtl: number, lockLeaseMs: number, max: number, codecName: string }} settings
+ * @param {{ defaultTtl: number, lockLeaseMs: number, max: number, codecName: string, ttlResolution: number,
+ *   sweepIntervalMs: number, sweepChecks: number, fetchTimeoutMs: number }} settings
  */
 export function writeHeader(buffer, layout, settings) {
   const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
@@ -177,6 +263,10 @@ export function writeHeader(buffer, layout, settings) {
     createdAt: Date.now(),
     arenaId: (random[1] & 0x1fffff) * 2 ** 32 + random[2],
     max: settings.max,
+    ttlResolution: settings.ttlResolution,
+    sweepIntervalMs: settings.sweepIntervalMs,
+    sweepChecks: settings.sweepChecks,
+    fetchTimeoutMs: settings.fetchTimeoutMs,
   };
   HEADER_FIELDS.forEach((name, i) => {
     h64[FIRST_FIELD + i] = fields[name];
@@ -248,7 +338,14 @@ export function readHeader(buffer) {
     stored.threadSlots >= 1 &&
     Number.isInteger(stored.maxKeyBytes) &&
     stored.maxKeyBytes >= 1 &&
-    stored.maxKeyBytes <= MAX_KEY_BYTES_LIMIT;
+    stored.maxKeyBytes <= MAX_KEY_BYTES_LIMIT &&
+    Number.isInteger(stored.policy) &&
+    stored.policy >= 1 &&
+    stored.policy <= POLICY_NAMES.length &&
+    Number.isInteger(stored.flightSlots) &&
+    stored.flightSlots >= 1 &&
+    Number.isInteger(stored.ghostSlotsPerShard) &&
+    stored.ghostSlotsPerShard >= 0;
   const layout = sane ? computeLayout(stored) : null;
   if (
     layout === null ||
@@ -264,6 +361,7 @@ export function readHeader(buffer) {
   }
   return {
     ...stored,
+    policyName: POLICY_NAMES[stored.policy - 1],
     codecName: new TextDecoder().decode(bytes.slice(CODEC_NAME_BYTE, CODEC_NAME_BYTE + nameLength)),
   };
 }

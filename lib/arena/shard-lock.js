@@ -20,16 +20,9 @@
 // resets the shard (its entries are lost, never corrupted).
 
 import { isProcessAlive, isThreadAlive } from '../native.js';
+import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 
-export const M_SEQ = 0;
-export const M_OWNER_PID = 1;
-export const M_OWNER_TID = 2;
-// (meta words 3-8 belong to the shard)
-/** Threads sleeping in Atomics.wait on M_SEQ. */
-export const M_WAITERS = 9;
-/** The sequence value of the holding that M_OWNER_PID/M_OWNER_TID describe. */
-export const M_OWNER_SEQ = 10;
 
 /** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;

@@ -1,19 +1,17 @@
-// Shard: one lock, one dictionary and one circular log of records.
+// Shard: one lock, one dictionary, one or two rings of records, and the
+// shard's eviction policy.
 //
 // The dictionary is open addressing with linear probing. A slot is two u32
-// words: the record's offset in the log (in 8-byte units, plus one, so 0 means
-// empty) and the key's hash with its low two bits replaced by a reference
-// mark that readers set (CLOCK). Deletion shifts the following slots back
-// instead of leaving tombstones, so probe chains never rot.
+// words: the record's offset in the shard's region (in 8-byte units, plus
+// one, so 0 means empty) and the key's hash with its low four bits replaced
+// by the entry's frequency, which readers raise (see policies.js). Deletion
+// shifts the following slots back instead of leaving tombstones, so probe
+// chains never rot.
 //
-// The log is a ring: records are appended at `head`, and space is reclaimed
-// at `tail`. Reclaiming a live record either evicts it or, if it was read
-// since the tail last passed it (its mark is set), moves it to the head and
-// clears the mark: a second chance, which makes the ring an approximate LRU.
-// When most of the ring is dead space (overwritten or deleted records), live
-// records at the tail are moved rather than evicted, so dead space never
-// pushes live entries out. Variable-length records mean a 64-byte value takes
-// 64 bytes plus a 16-byte header, not a whole block.
+// Records live in rings (ring.js): the main ring, and for the hybrid policy a
+// small ring at the start of the region. A record's offset tells its ring.
+// Variable-length records mean a 64-byte value takes 64 bytes plus a
+// 16-byte header, not a whole block.
 //
 // Methods that change anything must be called with the shard's lock held.
 // findSlot() and the record readers are also used by optimistic readers, who
@@ -30,69 +28,84 @@ import {
   TYPE_DEAD,
   TYPE_LIVE,
   TYPE_MASK,
-  TYPE_PAD,
   VALUE_KIND_SHIFT,
 } from './record.js';
-import { SHARD_META_BYTES } from './layout.js';
-import { M_SEQ } from './shard-lock.js';
+import { GHOST_SLOT_BYTES, SHARD_META_BYTES } from './layout.js';
+import { createPolicy, FREQUENCY_MASK } from './policies.js';
+import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
+import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 
-// Meta words after the lock words (see shard-lock.js for 0-2).
-export const M_COUNT = 3;
-export const M_HEAD = 4;
-export const M_TAIL = 5;
-export const M_USED = 6;
-export const M_LIVE_BYTES = 7;
-export const M_LIVE_RECORD_BYTES = 8;
 
-/** Clears the reference mark but keeps the hash bits of a slot's word 1. */
-export const TAG_MASK = ~3;
+/** Keeps the hash bits of a slot's word 1, clearing the frequency. */
+export const TAG_MASK = ~FREQUENCY_MASK;
 /** Records moved per store at most: bounds the time a writer holds the lock. */
-const RELOCATION_BUDGET = 16;
-/** Below this fraction of live bytes, reclaiming moves live records instead of evicting. */
-const COMPACTION_LIVE_FRACTION = 7 / 8;
-
-function corrupt(shardIndex, what) {
-  return new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `arena shard ${shardIndex} is corrupt: ${what}`);
-}
+const RELOCATION_BUDGET = 64;
 
 export class Shard {
   /**
    * @param {SharedArrayBuffer} buffer
-   * @param {ReturnType<import('./layout.js').computeLayout>} layout
+   * @param {ReturnType<import('./layout.js').computeLayout>} layout the header
    * @param {number} index
    * @param {Float64Array} counters this thread's counter slot
+   * @param {import('./clock.js').Clock} clock
    */
-  constructor(buffer, layout, index, counters) {
+  constructor(buffer, layout, index, counters, clock) {
     const regionBytes = layout.regionBytes;
     const dataOffset = layout.dataOffset + index * regionBytes;
     this.index = index;
     this.counters = counters;
+    this.clock = clock;
     this.meta = new Int32Array(buffer, layout.metaOffset + index * SHARD_META_BYTES, SHARD_META_BYTES / 4);
     this.slots = layout.slotsPerShard;
     this.table = new Uint32Array(buffer, layout.tablesOffset + index * layout.slotsPerShard * 8, layout.slotsPerShard * 2);
     // home(tag) = floor(tag * slots / 2^32): uses the high hash bits, while the
     // low bits chose the shard. Exact in float64 (see homeOf).
     this.homeScale = layout.slotsPerShard / 4294967296;
+    this.ghosts = new Uint32Array(buffer, layout.ghostsOffset + index * layout.ghostSlotsPerShard * GHOST_SLOT_BYTES, layout.ghostSlotsPerShard);
+    this.ghostScale = layout.ghostSlotsPerShard / 4294967296;
     this.regionBytes = regionBytes;
     this.maxEntries = layout.maxEntriesPerShard;
     // `max` bounds the whole cache: inserting counts the entries of all shards.
     this.globalMax = layout.max;
     this.shardCount = layout.shardCount;
     this.allMeta = new Int32Array(buffer, layout.metaOffset, (layout.shardCount * SHARD_META_BYTES) / 4);
-    this.compactionLimit = Math.floor(regionBytes * COMPACTION_LIVE_FRACTION);
     this.u8 = new Uint8Array(buffer, dataOffset, regionBytes);
     this.u32 = new Uint32Array(buffer, dataOffset, regionBytes / 4);
     this.i32 = new Int32Array(buffer, dataOffset, regionBytes / 4);
     this.f64 = new Float64Array(buffer, dataOffset, regionBytes / 8);
     this.bytes = Buffer.from(buffer, dataOffset, regionBytes);
+    this.small = new Ring(this, RING_SMALL, 0, layout.smallRingBytes);
+    this.main = new Ring(this, RING_MAIN, layout.smallRingBytes, regionBytes - layout.smallRingBytes);
+    this.policy = createPolicy(layout.policyName, this);
+    /** Frequency readers may raise an entry to (0: readers never write). */
+    this.maxFrequency = this.policy.maxFrequency;
     /** Offset of the record findSlot() found last. */
     this.foundOffset = 0;
     this.relocationBudget = 0;
+    /** The counter an eviction counts into: memory pressure, or the entry bound. */
+    this.evictionCause = STAT.evictions;
+  }
+
+  get count() {
+    return this.meta[M_COUNT];
+  }
+
+  /** Entries this shard holds when full by count: its share of `max`, or its dictionary bound. */
+  entryCapacity() {
+    return this.globalMax > 0 ? Math.min(this.maxEntries, this.globalMax / this.shardCount) : this.maxEntries;
+  }
+
+  corrupt(what) {
+    return new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `arena shard ${this.index} is corrupt: ${what}`);
   }
 
   homeOf(tag) {
     return Math.floor((tag >>> 0) * this.homeScale);
+  }
+
+  ringOf(offset) {
+    return offset < this.small.end ? this.small : this.main;
   }
 
   /**
@@ -143,7 +156,7 @@ export class Shard {
     return -1;
   }
 
-  insertSlot(hash, offset) {
+  insertSlot(hash, offset, frequency) {
     const table = this.table;
     const n = this.slots;
     const tag = hash & TAG_MASK;
@@ -151,10 +164,10 @@ export class Shard {
     // The entry bound keeps a slot free; a full table means a damaged shard
     // (and must not become an endless loop).
     for (let probes = 0; table[2 * i] !== 0; probes++) {
-      if (probes === n) throw corrupt(this.index, 'the dictionary has no free slot');
+      if (probes === n) throw this.corrupt('the dictionary has no free slot');
       if (++i === n) i = 0;
     }
-    table[2 * i + 1] = tag;
+    table[2 * i + 1] = tag | frequency;
     table[2 * i] = offset / 8 + 1;
   }
 
@@ -164,7 +177,7 @@ export class Shard {
     const n = this.slots;
     let j = i;
     for (let probes = 0; ; probes++) {
-      if (probes === n) throw corrupt(this.index, 'the dictionary has no free slot');
+      if (probes === n) throw this.corrupt('the dictionary has no free slot');
       if (++j === n) j = 0;
       const w0 = table[2 * j];
       if (w0 === 0) break;
@@ -183,6 +196,28 @@ export class Shard {
     table[2 * i + 1] = 0;
   }
 
+  frequency(slot) {
+    return this.table[2 * slot + 1] & FREQUENCY_MASK;
+  }
+
+  /** Sets an entry's frequency; readers may raise it concurrently, so compare-and-swap. */
+  setFrequency(slot, frequency) {
+    const table = this.table;
+    const word = 2 * slot + 1;
+    for (let tries = 0; tries < 4; tries++) {
+      const old = table[word];
+      if (Atomics.compareExchange(table, word, old, ((old & TAG_MASK) | frequency) >>> 0) === old) return;
+    }
+  }
+
+  /** A use of the entry in `slot`: raises its frequency up to the policy's cap. */
+  touch(slot) {
+    const table = this.table;
+    const word = 2 * slot + 1;
+    const old = table[word];
+    if ((old & FREQUENCY_MASK) < this.maxFrequency) Atomics.compareExchange(table, word, old, old + 1);
+  }
+
   /**
    * Stores a record, replacing any record of the same key, evicting as needed.
    * `value` is a Uint8Array (raw or encoded) or, for VALUE_UTF8, a string.
@@ -191,10 +226,13 @@ export class Shard {
     const meta = this.meta;
     const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
     const existing = this.findSlot(key, keyLength, expected, hash);
+    let ring = null;
+    let frequency = 0;
     if (existing >= 0) {
       const old = this.foundOffset;
       const o4 = old >>> 2;
-      if (this.u32[o4 + 3] === size && (this.u32[o4] & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
+      const flags = this.u32[o4];
+      if (this.u32[o4 + 3] === size && (flags & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
         // Same footprint and the key at the same place (a TTL field moves
         // it): rewrite the header and value in place. The record is in cache
         // (the lookup just read it) while the head of the ring usually is
@@ -202,29 +240,42 @@ export class Shard {
         meta[M_LIVE_BYTES] += valueLength - this.u32[o4 + 1];
         this.writeHeader(old, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
         this.writeValue(old, keyLength, expiresAt > 0, value, valueLength);
-        this.table[2 * existing + 1] = (hash & TAG_MASK) | 1;
+        this.touch(existing);
         return;
       }
-      this.killRecord(old);
-      this.removeSlot(existing);
-      meta[M_COUNT]--;
+      // A new version of an existing entry stays where the entry was, with
+      // its frequency (plus this use).
+      ring = this.ringOf(old);
+      frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
+      this.removeEntry(existing, old);
     }
     this.relocationBudget = RELOCATION_BUDGET;
-    if (this.globalMax > 0) {
-      // Evict until the insert leaves the cache at max: also takes back an
-      // overshoot left by inserts that raced in other shards.
-      for (let excess = this.totalEntries() - this.globalMax + 1; excess > 0 && meta[M_COUNT] > 0; excess--) this.evictOne();
+    if (ring === null) {
+      this.evictionCause = STAT.evictionsMax;
+      let cacheFull = false;
+      if (this.globalMax > 0) {
+        // Evict until the insert leaves the cache at max: also takes back an
+        // overshoot left by inserts that raced in other shards.
+        const excess = this.totalEntries() - this.globalMax + 1;
+        for (let i = 0; i < excess && meta[M_COUNT] > 0; i++) this.policy.evictForCount();
+        cacheFull = excess > 0;
+      }
+      while (meta[M_COUNT] >= this.maxEntries) {
+        this.policy.evictForCount();
+        cacheFull = true;
+      }
+      this.evictionCause = STAT.evictions;
+      ring = this.policy.place(size, hash, cacheFull, null);
+    } else {
+      ring = this.policy.place(size, hash, false, ring);
     }
-    while (meta[M_COUNT] >= this.maxEntries) this.reclaimTail(0, false);
-    const offset = this.allocate(size);
+    const offset = ring.allocate(size);
     this.writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
-    const head = offset + size;
-    meta[M_HEAD] = head === this.regionBytes ? 0 : head;
-    meta[M_USED] += size;
+    ring.commit(offset, size);
     meta[M_COUNT]++;
     meta[M_LIVE_BYTES] += keyLength + valueLength;
-    meta[M_LIVE_RECORD_BYTES] += size;
-    this.insertSlot(hash, offset);
+    if (expiresAt > 0) meta[M_TTL_COUNT]++;
+    this.insertSlot(hash, offset, frequency);
   }
 
   writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
@@ -271,143 +322,59 @@ export class Shard {
     return total;
   }
 
-  /** Evicts one live entry from the tail (second chances allowed within the budget). */
-  evictOne() {
-    const meta = this.meta;
-    const target = meta[M_COUNT] - 1;
-    while (meta[M_COUNT] > target) this.reclaimTail(0, false);
-  }
-
-  /** Marks the live record at `offset` dead; its space is reclaimed at the tail. */
-  killRecord(offset) {
+  /**
+   * Removes the live record at `offset` whose slot is `slot`: marks it dead
+   * (its space is reclaimed when its ring's tail reaches it) and frees the slot.
+   */
+  removeEntry(slot, offset) {
     const o4 = offset >>> 2;
     const flags = this.u32[o4];
+    const size = this.u32[o4 + 3];
     this.u32[o4] = (flags & ~TYPE_MASK) | TYPE_DEAD;
-    this.meta[M_LIVE_BYTES] -= (flags >>> 16) + this.u32[o4 + 1];
-    this.meta[M_LIVE_RECORD_BYTES] -= this.u32[o4 + 3];
-  }
-
-  /** Removes the live record whose slot is `slot` (found by findSlot). */
-  removeEntry(slot, offset) {
-    this.killRecord(offset);
+    const meta = this.meta;
+    meta[M_LIVE_BYTES] -= (flags >>> 16) + this.u32[o4 + 1];
+    if ((flags & HAS_TTL) !== 0) meta[M_TTL_COUNT]--;
+    meta[M_COUNT]--;
+    this.ringOf(offset).forget(size);
     this.removeSlot(slot);
-    this.meta[M_COUNT]--;
   }
 
-  /**
-   * Returns the offset where `size` contiguous bytes start at the head,
-   * reclaiming from the tail until they are free. Writes a PAD record when
-   * the head has to wrap to the start of the region.
-   */
-  allocate(size) {
-    const meta = this.meta;
-    const regionBytes = this.regionBytes;
-    for (;;) {
-      const used = meta[M_USED];
-      if (used === 0) return 0;
-      const head = meta[M_HEAD];
-      const tail = meta[M_TAIL];
-      if (tail < head) {
-        // Not wrapped: records fill [tail, head); free space is after head and before tail.
-        if (regionBytes - head >= size) return head;
-        if (tail >= size) {
-          this.u32[head >>> 2] = TYPE_PAD;
-          meta[M_USED] = used + (regionBytes - head);
-          meta[M_HEAD] = 0;
-          return 0;
-        }
-      } else if (tail - head >= size) {
-        // Wrapped (or exactly full when head === tail): free space is [head, tail).
-        return head;
-      }
-      this.reclaimTail(size, true);
-    }
+  /** Whether the ghost table remembers `hash` (hybrid); a hit is consumed. */
+  takeGhost(hash) {
+    if (this.ghosts.length === 0) return false;
+    const i = Math.floor((hash >>> 0) * this.ghostScale);
+    if (this.ghosts[i] !== (hash | 1) >>> 0) return false;
+    this.ghosts[i] = 0;
+    return true;
   }
 
-  /**
-   * Frees the record at the tail: skips dead and padding space, evicts a live
-   * record, or gives it a second chance by moving it to the head.
-   * @param {number} need bytes the caller is trying to free (for compaction)
-   * @param {boolean} mayCompact whether an unmarked live record may be moved
-   *   instead of evicted when the ring is mostly dead space
-   */
-  reclaimTail(need, mayCompact) {
-    const meta = this.meta;
-    const u32 = this.u32;
-    const regionBytes = this.regionBytes;
-    const tail = meta[M_TAIL];
-    const o4 = tail >>> 2;
-    const flags = u32[o4];
-    const type = flags & TYPE_MASK;
-    let size;
-    if (type === TYPE_PAD) {
-      size = regionBytes - tail;
-    } else {
-      size = u32[o4 + 3];
-      if (type === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > regionBytes) {
-        throw corrupt(this.index, `bad record at offset ${tail} (flags 0x${flags.toString(16)}, size ${size})`);
-      }
-      if (type === TYPE_LIVE) {
-        const slot = this.slotOfRecord(tail, u32[o4 + 2]);
-        if (slot < 0) throw corrupt(this.index, `live record at offset ${tail} has no dictionary slot`);
-        const expired = (flags & HAS_TTL) !== 0 && this.f64[(tail >>> 3) + 2] <= Date.now();
-        if (!expired && this.relocationBudget > 0) {
-          const marked = (this.table[2 * slot + 1] & 3) !== 0;
-          if (marked || (mayCompact && meta[M_LIVE_RECORD_BYTES] + need <= this.compactionLimit)) {
-            this.relocationBudget--;
-            if (marked) Atomics.and(this.table, 2 * slot + 1, TAG_MASK);
-            this.relocateTail(tail, size, slot);
-            this.counters[STAT.relocations]++;
-            return;
-          }
-        }
-        this.removeEntry(slot, tail);
-        this.counters[expired ? STAT.expirations : STAT.evictions]++;
-      }
-    }
-    const used = meta[M_USED] - size;
-    meta[M_USED] = used;
-    if (used === 0) {
-      meta[M_HEAD] = 0;
-      meta[M_TAIL] = 0;
-    } else {
-      meta[M_TAIL] = tail + size === regionBytes ? 0 : tail + size;
-    }
+  /** Remembers an evicted key's hash (hybrid). Direct-mapped: newer ghosts replace older ones. */
+  putGhost(hash) {
+    if (this.ghosts.length === 0) return;
+    this.ghosts[Math.floor((hash >>> 0) * this.ghostScale)] = (hash | 1) >>> 0;
   }
 
-  /** Moves the live record at the tail to the head (used stays the same). */
-  relocateTail(tail, size, slot) {
-    const meta = this.meta;
-    const regionBytes = this.regionBytes;
-    let head = meta[M_HEAD];
-    if (tail < head && regionBytes - head < size) {
-      // Not wrapped and no room before the end: pad the end and wrap the head.
-      this.u32[head >>> 2] = TYPE_PAD;
-      meta[M_USED] += regionBytes - head;
-      head = 0;
-    }
-    // The destination is free space, possibly overlapping the record itself
-    // (copyWithin moves like memmove); when head === tail it stays in place.
-    if (head !== tail) this.u8.copyWithin(head, tail, tail + size);
-    this.table[2 * slot] = head / 8 + 1;
-    head += size;
-    meta[M_HEAD] = head === regionBytes ? 0 : head;
-    meta[M_TAIL] = tail + size === regionBytes ? 0 : tail + size;
+  /** A random dictionary slot (xorshift32 state in the meta line; writers only). */
+  randomSlot() {
+    let x = this.meta[M_RANDOM] || 0x9e3779b9;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.meta[M_RANDOM] = x;
+    return Math.floor((x >>> 0) * this.homeScale);
   }
 
   /** Drops every entry of the shard (clear, or repair after a dead holder). */
   reset() {
     this.table.fill(0);
+    this.ghosts.fill(0);
     const meta = this.meta;
     meta[M_COUNT] = 0;
-    meta[M_HEAD] = 0;
-    meta[M_TAIL] = 0;
-    meta[M_USED] = 0;
     meta[M_LIVE_BYTES] = 0;
-    meta[M_LIVE_RECORD_BYTES] = 0;
-  }
-
-  get sequence() {
-    return Atomics.load(this.meta, M_SEQ);
+    meta[M_TTL_COUNT] = 0;
+    meta[M_SWEEP_CURSOR] = 0;
+    meta[M_AGING_CURSOR] = 0;
+    this.main.reset();
+    this.small.reset();
   }
 }

@@ -16,13 +16,24 @@ export const STAT = Object.freeze({
   misses: 2,
   sets: 3,
   deletes: 4,
+  /** Evicted because memory was short. */
   evictions: 5,
-  expirations: 6,
-  relocations: 7,
-  readRetries: 8,
-  lockWaits: 9,
-  lockRecoveries: 10,
-  shardRepairs: 11,
+  /** Evicted because the entry bound (`max`) was reached. */
+  evictionsMax: 6,
+  expirations: 7,
+  relocations: 8,
+  promotions: 9,
+  readRetries: 10,
+  lockWaits: 11,
+  lockRecoveries: 12,
+  shardRepairs: 13,
+  sweeps: 14,
+  sweptEntries: 15,
+  fetches: 16,
+  fetchLoads: 17,
+  fetchWaits: 18,
+  fetchTimeouts: 19,
+  fetchErrors: 20,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;
@@ -40,7 +51,7 @@ function ownerIsGone(owners, slot) {
 
 /**
  * Claims this thread's counter slot in the arena.
- * @returns {{ counters: Float64Array, slot: number, shared: boolean, tid: number }}
+ * @returns {{ counters: Float64Array, slot: number, shared: boolean, tid: number, owner: number }}
  *   `shared` is true when every slot belongs to a live thread and this thread
  *   has to share the last one (its counts may then lose a few increments).
  */
@@ -65,7 +76,9 @@ export function claimThreadSlot(buffer, layout) {
   if (shared) slot = layout.threadSlots - 1;
   else owners[slot * WORDS_PER_SLOT + 1] = process.pid;
   const counters = new Float64Array(buffer, layout.statsOffset + slot * THREAD_SLOT_BYTES, DOUBLES_PER_SLOT);
-  const claim = { counters, slot, shared, tid: tid > 0 ? tid : 0 };
+  // `owner` identifies this thread in the arena: its kernel tid, or a unique
+  // negative number without the addon.
+  const claim = { counters, slot, shared, tid: tid > 0 ? tid : 0, owner };
   heldSlots.set(layout.arenaId, claim);
   return claim;
 }

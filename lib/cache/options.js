@@ -2,7 +2,7 @@
 // options into errors that name the option and what was expected.
 
 import { describe } from '../errors.js';
-import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES } from '../arena/layout.js';
+import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/layout.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
 /** Every option of `new SharedCache(options)` with its default. */
@@ -11,8 +11,18 @@ export const DEFAULTS = Object.freeze({
   memoryBytes: undefined,
   /** Most entries to hold; 0 means bounded by memory only. */
   max: 0,
+  /** Which entries leave first when the cache is full: 'hybrid', 'lru', 'lfu' or 'ttl'. */
+  policy: 'hybrid',
   /** Default time to live in ms for entries set without one; 0 means forever. */
   ttl: 0,
+  /** Expiry checks reuse the time for this many ms (0: read the clock every time). */
+  ttlResolution: 1,
+  /** How often one thread sweeps expired entries away, in ms (0: never). */
+  sweepIntervalMs: 1000,
+  /** Entries one sweep examines (it holds one shard's lock at a time). */
+  sweepChecks: 1024,
+  /** How long fetch() waits for another thread's loader before loading itself (ms). */
+  fetchTimeoutMs: 10_000,
   /** Longest key in UTF-8 bytes. */
   maxKeyBytes: 4096,
   /** Number of shards (a power of two); 0 chooses from memoryBytes. */
@@ -112,6 +122,16 @@ export function resolveOptions(options) {
   );
   checkInteger(resolved.max, 'options.max', 0, 2 ** 32, 'an integer between 0 (no limit) and 2^32');
   checkTtl(resolved.ttl, 'options.ttl');
+  if (typeof resolved.policy !== 'string') {
+    throw new TypeError(`options.policy must be a string, one of ${POLICY_NAMES.map((p) => `'${p}'`).join(', ')} (got ${describe(resolved.policy)})`);
+  }
+  if (!POLICY_NAMES.includes(resolved.policy)) {
+    throw new RangeError(`options.policy must be one of ${POLICY_NAMES.map((p) => `'${p}'`).join(', ')} (got ${describe(resolved.policy)})`);
+  }
+  checkInteger(resolved.ttlResolution, 'options.ttlResolution', 0, 60_000, 'an integer between 0 and 60000 milliseconds');
+  checkInteger(resolved.sweepIntervalMs, 'options.sweepIntervalMs', 0, 86_400_000, 'an integer between 0 (no sweeping) and 86400000 milliseconds');
+  checkInteger(resolved.sweepChecks, 'options.sweepChecks', 1, 1_000_000, 'an integer between 1 and 1000000');
+  checkInteger(resolved.fetchTimeoutMs, 'options.fetchTimeoutMs', 1, 86_400_000, 'an integer between 1 and 86400000 milliseconds');
   checkInteger(resolved.maxKeyBytes, 'options.maxKeyBytes', 1, MAX_KEY_BYTES_LIMIT, `an integer between 1 and ${MAX_KEY_BYTES_LIMIT}`);
   checkInteger(resolved.shards, 'options.shards', 0, MAX_SHARDS, `0 (automatic) or a power of two up to ${MAX_SHARDS}`);
   if ((resolved.shards & (resolved.shards - 1)) !== 0) {

@@ -7,7 +7,7 @@
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { Arena } from '../arena/arena.js';
-import { planLayout } from '../arena/layout.js';
+import { planLayout, policyId } from '../arena/layout.js';
 import {
   KEY_BYTES,
   KEY_STRING,
@@ -17,7 +17,12 @@ import {
   VALUE_RAW,
   VALUE_UTF8,
 } from '../arena/record.js';
+import { FlightTable } from '../arena/flights.js';
+import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
+import { LatencySampler } from './latency.js';
+import { registerCacheMetrics } from './metrics.js';
+import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from './typed-array.js';
 import { checkTtl, resolveAttachOptions, resolveOptions } from './options.js';
 
@@ -25,6 +30,10 @@ import { checkTtl, resolveAttachOptions, resolveOptions } from './options.js';
 const HANDLE_TYPE = 'arenacache.SharedCache';
 const HANDLE_VERSION = 1;
 const kAttach = Symbol('attach');
+
+function closedError() {
+  return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
+}
 
 function checkHandle(handle) {
   if (handle instanceof SharedArrayBuffer) return handle;
@@ -47,8 +56,12 @@ export class SharedCache {
   #keys;
   #codec;
   #defaultTtl;
-  #regionBytes;
+  #maxRecordBytes;
   #handle;
+  #closed = false;
+  #sweepTimer = null;
+  #fetcher = null;
+  #sampler = null;
 
   /**
    * Creates a cache in a new SharedArrayBuffer.
@@ -62,12 +75,16 @@ export class SharedCache {
       ({ arena, codec } = options[kAttach]);
     } else {
       const resolved = resolveOptions(options);
-      const layout = planLayout(resolved);
+      const layout = planLayout({ ...resolved, policy: policyId(resolved.policy) });
       arena = Arena.create(layout, {
         defaultTtl: resolved.ttl,
         lockLeaseMs: resolved.lockLeaseMs,
         max: resolved.max,
         codecName: resolved.codec.name,
+        ttlResolution: resolved.ttlResolution,
+        sweepIntervalMs: resolved.sweepIntervalMs,
+        sweepChecks: resolved.sweepChecks,
+        fetchTimeoutMs: resolved.fetchTimeoutMs,
       });
       codec = resolved.codec;
     }
@@ -75,9 +92,11 @@ export class SharedCache {
     this.#arena = arena;
     this.#codec = codec;
     this.#defaultTtl = header.defaultTtl;
-    this.#regionBytes = header.regionBytes;
+    // The largest record: a whole main ring.
+    this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
     this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
     this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer });
+    if (header.sweepIntervalMs > 0) this.#sweepTimer = startSweepTimer(arena, arena.owner);
   }
 
   /**
@@ -109,6 +128,7 @@ export class SharedCache {
 
   /** The value stored under `key`, or undefined. */
   get(key) {
+    if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
     const arena = this.#arena;
@@ -123,6 +143,7 @@ export class SharedCache {
    * @returns {this}
    */
   set(key, value, options) {
+    if (this.#closed) throw closedError();
     let ttl = this.#defaultTtl;
     if (options !== undefined) ttl = this.#entryTtl(options);
     let kind;
@@ -145,13 +166,14 @@ export class SharedCache {
     keys.encode(key);
     const hasTtl = ttl > 0;
     const size = recordSize(keys.length, length, hasTtl);
-    if (size > this.#regionBytes) throw this.#tooLarge(length, keys.length);
+    if (size > this.#maxRecordBytes) throw this.#tooLarge(length, keys.length);
     this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, kind, payload, length, hasTtl ? Date.now() + ttl : 0, size);
     return this;
   }
 
   /** Whether `key` has a live, unexpired entry. Does not count as a use. */
   has(key) {
+    if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
     return this.#arena.has(keys.bytes, keys.length, keys.kind, keys.hash);
@@ -159,6 +181,7 @@ export class SharedCache {
 
   /** Removes `key`; true if it had a live entry (like Map#delete). */
   delete(key) {
+    if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
     return this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
@@ -166,11 +189,13 @@ export class SharedCache {
 
   /** Removes every entry, in every thread's view. Counters are kept. */
   clear() {
+    if (this.#closed) throw closedError();
     this.#arena.clear();
   }
 
   /** Number of entries (entries that expired but were not reclaimed yet included). */
   get size() {
+    if (this.#closed) throw closedError();
     return this.#arena.size;
   }
 
@@ -180,6 +205,7 @@ export class SharedCache {
    * once; keys set or deleted meanwhile may or may not appear.
    */
   *keys() {
+    if (this.#closed) throw closedError();
     for (let shard = 0; shard < this.#arena.shards.length; shard++) {
       for (const entry of this.#arena.snapshotShard(shard, false)) yield this.#decodeKey(entry);
     }
@@ -192,6 +218,7 @@ export class SharedCache {
 
   /** [key, value] pairs of live entries (weakly consistent, like keys()). */
   *entries() {
+    if (this.#closed) throw closedError();
     for (let shard = 0; shard < this.#arena.shards.length; shard++) {
       for (const entry of this.#arena.snapshotShard(shard, true)) {
         const value = entry.valueKind === VALUE_CODEC ? this.#decode(entry.value) : entry.value;
@@ -206,29 +233,42 @@ export class SharedCache {
 
   /** Counters of every thread attached to this cache, summed, and its sizes. */
   stats() {
+    if (this.#closed) throw closedError();
     const arena = this.#arena;
     const header = arena.header;
-    const { totals, entries, liveBytes, usedBytes } = arena.stats();
+    const { totals, entries, liveBytes, usedBytes, smallEntries } = arena.stats();
     const gets = totals.hits + totals.misses;
     return {
+      policy: header.policyName,
       gets,
       hits: totals.hits,
       misses: totals.misses,
       hitRatio: gets === 0 ? 0 : totals.hits / gets,
       sets: totals.sets,
       deletes: totals.deletes,
-      evictions: totals.evictions,
+      evictions: totals.evictions + totals.evictionsMax,
+      evictionsMemory: totals.evictions,
+      evictionsMax: totals.evictionsMax,
       expirations: totals.expirations,
+      sweeps: totals.sweeps,
+      sweptEntries: totals.sweptEntries,
       entries,
+      smallEntries,
       liveBytes,
       usedBytes,
       dataBytes: header.regionBytes * header.shardCount,
       memoryBytes: header.memoryBytes,
       maxEntries: header.max > 0 ? header.max : header.maxEntriesPerShard * header.shardCount,
-      maxEntryBytes: header.regionBytes,
+      maxEntryBytes: header.regionBytes - header.smallRingBytes,
       shards: header.shardCount,
       threads: totals.threads,
       relocations: totals.relocations,
+      promotions: totals.promotions,
+      fetches: totals.fetches,
+      fetchLoads: totals.fetchLoads,
+      fetchWaits: totals.fetchWaits,
+      fetchTimeouts: totals.fetchTimeouts,
+      fetchErrors: totals.fetchErrors,
       readRetries: totals.readRetries,
       lockWaits: totals.lockWaits,
       lockRecoveries: totals.lockRecoveries,
@@ -242,16 +282,102 @@ export class SharedCache {
    * @returns {{ ok: boolean, problems: string[] }}
    */
   verify() {
+    if (this.#closed) throw closedError();
     const problems = this.#arena.verify();
     return { ok: problems.length === 0, problems };
   }
 
-  #entryTtl(options) {
+  /**
+   * The value of `key`; on a miss, runs `loader(key)` once for the whole
+   * arena (every concurrent fetch of the key, in any thread, waits for that
+   * one run), stores what it returns, and resolves every caller with it. A
+   * loader error rejects every waiting caller and stores nothing.
+   * @param {unknown} key
+   * @param {(key: unknown) => unknown | Promise<unknown>} loader
+   * @param {{ ttl?: number }} [options] as for set()
+   */
+  async fetch(key, loader, options) {
+    if (this.#closed) throw closedError();
+    if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
+    const setOptions = options === undefined ? undefined : { ttl: this.#entryTtl(options, 'fetch') };
+    const keys = this.#keys;
+    keys.encode(key);
+    const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
+    if (this.#fetcher === null) {
+      const arena = this.#arena;
+      this.#fetcher = new Fetcher(this, new FlightTable(arena.buffer, arena.header, arena.owner), arena.counters, arena.header.fetchTimeoutMs);
+    }
+    return this.#fetcher.fetch(key, keyId, keys.hash, loader, setOptions);
+  }
+
+  /**
+   * Exposes the cache's counters and sizes in a prom-client registry, read
+   * at scrape time. Returns a function that removes them again.
+   * @param {import('prom-client').Registry} registry
+   * @param {{ name?: string, prefix?: string }} [options] the `cache` label
+   *   (default "default") and the metric name prefix (default "arenacache_")
+   */
+  registerMetrics(registry, options) {
+    if (this.#closed) throw closedError();
+    return registerCacheMetrics(this, registry, options);
+  }
+
+  /**
+   * Times one get() and one set() in `every` on this instance (for
+   * benchmarks); see latency(). Off by default, and then free.
+   * @param {{ every?: number }} [options] default 64
+   */
+  startLatencySampling(options) {
+    if (this.#closed) throw closedError();
+    const every = options?.every ?? 64;
+    if (typeof every !== 'number') throw new TypeError(`options.every must be a number (got ${describe(every)})`);
+    if (!Number.isInteger(every) || every < 1) throw new RangeError(`options.every must be a positive integer (got ${describe(every)})`);
+    const sampler = new LatencySampler(every);
+    this.#sampler = sampler;
+    this.get = sampler.wrap(sampler.get, SharedCache.prototype.get);
+    this.set = sampler.wrap(sampler.set, SharedCache.prototype.set);
+  }
+
+  /** Stops latency sampling; returns the final report (see latency()). */
+  stopLatencySampling() {
+    const report = this.latency();
+    delete this.get;
+    delete this.set;
+    this.#sampler = null;
+    return report;
+  }
+
+  /**
+   * Latency of the sampled calls in microseconds, or null when sampling is
+   * off: { every, get: { samples, avgUs, p50Us, p99Us, maxUs }, set: {...} }.
+   */
+  latency() {
+    return this.#sampler === null ? null : this.#sampler.report();
+  }
+
+  /**
+   * Closes this instance: stops its sweeper timer (another thread takes the
+   * sweeping over) and makes further calls throw ERR_CACHE_CLOSED. Other
+   * threads' instances and the entries are not affected.
+   */
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#sweepTimer?.stop();
+    this.#sweepTimer = null;
+  }
+
+  /** Whether close() was called on this instance. */
+  get closed() {
+    return this.#closed;
+  }
+
+  #entryTtl(options, method = 'set') {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`options must be an object such as { ttl: 1000 } (got ${describe(options)})`);
     }
     for (const name in options) {
-      if (name !== 'ttl') throw new TypeError(`options.${name} is not a known option of set(); the only one is ttl`);
+      if (name !== 'ttl') throw new TypeError(`options.${name} is not a known option of ${method}(); the only one is ttl`);
     }
     if (options.ttl === undefined) return this.#defaultTtl;
     checkTtl(options.ttl, 'options.ttl');
@@ -299,8 +425,8 @@ export class SharedCache {
     const header = this.#arena.header;
     return new RangeError(
       `value is ${length} bytes; the largest value this cache can hold under this key is ` +
-        `${maxValueBytes(this.#regionBytes, keyLength)} bytes (each of its ${header.shardCount} shards has ` +
-        `${this.#regionBytes} bytes); raise options.memoryBytes or lower options.shards`,
+        `${maxValueBytes(this.#maxRecordBytes, keyLength)} bytes (each of its ${header.shardCount} shards has ` +
+        `${this.#maxRecordBytes} bytes for one entry); raise options.memoryBytes or lower options.shards`,
     );
   }
 }

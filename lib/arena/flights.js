@@ -1,0 +1,182 @@
+// FlightTable: who is loading which key right now, shared by every thread.
+//
+// fetch() on a miss claims the key's slot here; whoever claims it runs the
+// loader and everyone else who arrives meanwhile waits on the slot's
+// generation word (Atomics.waitAsync) until the loader stores the value or
+// fails. A slot is 16 int32 words:
+//
+//   0  generation: bumped every time the slot is released (waiters wait on it)
+//   1  tag: the key's hash | 1 while a load is in flight, 0 when free
+//   2  owner pid, 3 owner tid (to notice a loader whose thread died)
+//   4  outcome of the holding that ended with generation word 5: OK / ERROR
+//   5  the generation that outcome belongs to
+//   8  (float64) when the load started
+//
+// and a 512-byte area per slot carries a failed loader's error (as JSON) to
+// waiters in other threads. Two keys with the same 32-bit hash share a slot:
+// the second waits for the first, misses, and loads itself; nothing is lost.
+
+import { FLIGHT_ERROR_BYTES, FLIGHT_SLOT_BYTES } from './layout.js';
+import { isProcessAlive, isThreadAlive } from '../native.js';
+
+const WORDS = FLIGHT_SLOT_BYTES / 4;
+const F_GENERATION = 0;
+const F_TAG = 1;
+const F_OWNER_PID = 2;
+const F_OWNER_TID = 3;
+const F_OUTCOME = 4;
+const F_OUTCOME_GENERATION = 5;
+const F64_STARTED = 4;
+const OUTCOME_OK = 1;
+const OUTCOME_ERROR = 2;
+/** Slots probed for a key before giving up (the caller then loads uncoordinated). */
+const PROBES = 8;
+
+export class FlightTable {
+  /**
+   * @param {SharedArrayBuffer} buffer
+   * @param {object} header the arena header (flightsOffset, flightErrorsOffset, flightSlots)
+   * @param {number} owner this thread's identity (kernel tid, or a negative id)
+   */
+  constructor(buffer, header, owner) {
+    this.slots = header.flightSlots;
+    this.words = new Int32Array(buffer, header.flightsOffset, this.slots * WORDS);
+    this.f64 = new Float64Array(buffer, header.flightsOffset, (this.slots * FLIGHT_SLOT_BYTES) / 8);
+    this.errors = Buffer.from(buffer, header.flightErrorsOffset, this.slots * FLIGHT_ERROR_BYTES);
+    this.owner = owner;
+  }
+
+  /**
+   * Claims the slot for `hash` or joins the load in flight.
+   * @returns {{ role: 'loader' | 'waiter' | 'none', slot: number, generation: number }}
+   *   'none': every probed slot is busy with other keys.
+   */
+  claim(hash) {
+    const words = this.words;
+    const tag = hash | 1;
+    const home = (hash >>> 0) % this.slots;
+    for (let probe = 0; probe < PROBES; probe++) {
+      const slot = (home + probe) % this.slots;
+      const base = slot * WORDS;
+      for (;;) {
+        const current = Atomics.load(words, base + F_TAG);
+        if (current === tag) {
+          const generation = Atomics.load(words, base + F_GENERATION);
+          // Still the same holding once the generation is read.
+          if (Atomics.load(words, base + F_TAG) !== tag) continue;
+          return { role: 'waiter', slot, generation };
+        }
+        if (current !== 0) break;
+        if (Atomics.compareExchange(words, base + F_TAG, 0, tag) !== 0) continue;
+        words[base + F_OWNER_PID] = process.pid;
+        words[base + F_OWNER_TID] = this.owner;
+        this.f64[slot * (WORDS / 2) + F64_STARTED] = Date.now();
+        return { role: 'loader', slot, generation: Atomics.load(words, base + F_GENERATION) };
+      }
+    }
+    return { role: 'none', slot: -1, generation: 0 };
+  }
+
+  /** The loader stored the value: free the slot and wake the waiters. */
+  complete(slot) {
+    this.release(slot, OUTCOME_OK);
+  }
+
+  /** The loader failed: leave the error for waiters in other threads, free the slot, wake them. */
+  fail(slot, error) {
+    const base = slot * FLIGHT_ERROR_BYTES;
+    const json = JSON.stringify({
+      name: typeof error?.name === 'string' ? error.name : 'Error',
+      message: typeof error?.message === 'string' ? error.message : String(error),
+      code: typeof error?.code === 'string' || typeof error?.code === 'number' ? error.code : undefined,
+    });
+    // Truncated to the area; a cut in the middle of the JSON is caught when reading.
+    const written = this.errors.write(json, base + 4, FLIGHT_ERROR_BYTES - 4, 'utf8');
+    this.errors.writeUInt32LE(written, base);
+    this.release(slot, OUTCOME_ERROR);
+  }
+
+  release(slot, outcome) {
+    const words = this.words;
+    const base = slot * WORDS;
+    const next = (Atomics.load(words, base + F_GENERATION) + 1) | 0;
+    words[base + F_OUTCOME] = outcome;
+    words[base + F_OUTCOME_GENERATION] = next;
+    words[base + F_OWNER_TID] = 0;
+    words[base + F_OWNER_PID] = 0;
+    // Free the slot first, then move the generation on: a waiter that wakes
+    // and retries finds the slot free (or claimed by a new loader).
+    Atomics.store(words, base + F_TAG, 0);
+    Atomics.store(words, base + F_GENERATION, next);
+    Atomics.notify(words, base + F_GENERATION);
+  }
+
+  /**
+   * Waits up to `ms` for the holding of `slot` that started at `generation`
+   * to end. Resolves 'released', 'timeout' or 'abandoned' (its loader's
+   * thread or process exited: the slot was freed for someone else to load).
+   * Polls every `pollMs`, since a loader in another process cannot notify.
+   */
+  async wait(slot, generation, ms, pollMs = 100) {
+    const words = this.words;
+    const index = slot * WORDS + F_GENERATION;
+    const deadline = performance.now() + ms;
+    for (;;) {
+      if (Atomics.load(words, index) !== generation) return 'released';
+      const left = deadline - performance.now();
+      if (left <= 0) return 'timeout';
+      const step = Math.min(left, pollMs);
+      const result = Atomics.waitAsync(words, index, generation, step);
+      if (result.async) {
+        // A pending Atomics.waitAsync does not keep Node's event loop alive;
+        // a timer does, so a thread that only waits does not exit meanwhile.
+        const keepAlive = setTimeout(() => {}, step + 50);
+        await result.value;
+        clearTimeout(keepAlive);
+      }
+      if (Atomics.load(words, index) !== generation) return 'released';
+      if (this.abandon(slot, generation)) return 'abandoned';
+    }
+  }
+
+  /** Frees the slot if its loader's thread (or process) is gone. */
+  abandon(slot, generation) {
+    const words = this.words;
+    const base = slot * WORDS;
+    const tag = Atomics.load(words, base + F_TAG);
+    const pid = words[base + F_OWNER_PID];
+    const tid = words[base + F_OWNER_TID];
+    if (tag === 0 || pid <= 0 || Atomics.load(words, base + F_GENERATION) !== generation) return false;
+    const gone = pid !== process.pid ? !isProcessAlive(pid) : tid > 0 && isThreadAlive(pid, tid) === false;
+    if (!gone) return false;
+    if (Atomics.compareExchange(words, base + F_TAG, tag, 0) !== tag) return false;
+    Atomics.store(words, base + F_GENERATION, (generation + 1) | 0);
+    Atomics.notify(words, base + F_GENERATION);
+    return true;
+  }
+
+  /**
+   * The error a loader in another thread failed with, if the holding that
+   * started at `generation` ended in failure (and the slot has not been
+   * reused since); else null.
+   */
+  errorOf(slot, generation) {
+    const words = this.words;
+    const base = slot * WORDS;
+    if (words[base + F_OUTCOME_GENERATION] !== ((generation + 1) | 0) || words[base + F_OUTCOME] !== OUTCOME_ERROR) return null;
+    const area = slot * FLIGHT_ERROR_BYTES;
+    const length = Math.min(this.errors.readUInt32LE(area), FLIGHT_ERROR_BYTES - 4);
+    let fields;
+    try {
+      fields = JSON.parse(this.errors.toString('utf8', area + 4, area + 4 + length));
+    } catch {
+      fields = { name: 'Error', message: 'the loader failed in another thread (its error message was too long to pass on)' };
+    }
+    // Re-check: if the slot was reused while we read, the error may be another's.
+    if (words[base + F_OUTCOME_GENERATION] !== ((generation + 1) | 0)) return null;
+    const error = new Error(fields.message);
+    error.name = fields.name;
+    if (fields.code !== undefined) error.code = fields.code;
+    return error;
+  }
+}

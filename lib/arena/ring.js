@@ -1,0 +1,209 @@
+// Ring: a circular log of records inside a shard's data region.
+//
+// Records are appended at `head`; space is reclaimed at `tail`, where the
+// shard's eviction policy decides what happens to the record found there
+// (free it if dead, evict it, give it a second chance by moving it to the
+// head, or promote it to another ring). A record never straddles the end of
+// the ring: when the next one does not fit, a PAD record fills the end and
+// the head wraps to the start.
+//
+// Positions are byte offsets in the shard's region, within [base, end).
+// `used` counts every byte between tail and head (records, dead records and
+// padding), which tells a full ring (head === tail, used === size) from an
+// empty one (used === 0).
+
+import { RECORD_HEADER_BYTES, TYPE_MASK, TYPE_PAD } from './record.js';
+import { M_RINGS } from './shard-meta.js';
+
+const RING_WORDS = 5;
+const R_HEAD = 0;
+const R_TAIL = 1;
+const R_USED = 2;
+const R_COUNT = 3;
+const R_LIVE_RECORD_BYTES = 4;
+
+/** Below this fraction of live bytes, a ring's tail is compacted rather than evicted. */
+export const COMPACTION_LIVE_FRACTION = 7 / 8;
+
+export const RING_MAIN = 0;
+export const RING_SMALL = 1;
+
+export class Ring {
+  /**
+   * @param {import('./shard.js').Shard} shard
+   * @param {number} index RING_MAIN or RING_SMALL
+   * @param {number} base first byte of the ring in the shard's region
+   * @param {number} size bytes (a multiple of 8; 0 for an unused ring)
+   */
+  constructor(shard, index, base, size) {
+    this.shard = shard;
+    this.index = index;
+    this.base = base;
+    this.size = size;
+    this.end = base + size;
+    const words = M_RINGS + index * RING_WORDS;
+    this.headWord = words + R_HEAD;
+    this.tailWord = words + R_TAIL;
+    this.usedWord = words + R_USED;
+    this.countWord = words + R_COUNT;
+    this.liveWord = words + R_LIVE_RECORD_BYTES;
+  }
+
+  contains(offset) {
+    return offset >= this.base && offset < this.end;
+  }
+
+  get count() {
+    return this.shard.meta[this.countWord];
+  }
+
+  get used() {
+    return this.shard.meta[this.usedWord];
+  }
+
+  /** Bytes of live records (headers included). */
+  get liveRecordBytes() {
+    return this.shard.meta[this.liveWord];
+  }
+
+  get tail() {
+    return this.shard.meta[this.tailWord];
+  }
+
+  /**
+   * Whether a record of `size` bytes fits without evicting anything: the
+   * live records plus it stay within the share of the ring that compaction
+   * keeps (dead records and padding are reclaimed, not evicted).
+   */
+  hasRoom(size) {
+    return this.liveRecordBytes + size <= this.size * COMPACTION_LIVE_FRACTION;
+  }
+
+  /**
+   * Returns the offset where `size` contiguous bytes start at the head,
+   * asking the policy to reclaim the tail until they are free. Writes a PAD
+   * record when the head has to wrap. The caller then calls commit().
+   */
+  allocate(size) {
+    const meta = this.shard.meta;
+    for (;;) {
+      const used = meta[this.usedWord];
+      if (used === 0) return this.base;
+      const head = meta[this.headWord];
+      const tail = meta[this.tailWord];
+      if (tail < head) {
+        // Not wrapped: records fill [tail, head); free space is after head and before tail.
+        if (this.end - head >= size) return head;
+        if (tail - this.base >= size) {
+          this.pad(head);
+          meta[this.headWord] = this.base;
+          return this.base;
+        }
+      } else if (tail - head >= size) {
+        // Wrapped (or exactly full when head === tail): free space is [head, tail).
+        return head;
+      }
+      this.shard.policy.reclaim(this, size);
+    }
+  }
+
+  /** Accounts a live record of `size` bytes just written at `offset` (from allocate). */
+  commit(offset, size) {
+    const meta = this.shard.meta;
+    const head = offset + size;
+    meta[this.headWord] = head === this.end ? this.base : head;
+    meta[this.usedWord] += size;
+    meta[this.countWord]++;
+    meta[this.liveWord] += size;
+  }
+
+  /** Fills [head, end) with a PAD record. */
+  pad(head) {
+    if (head === this.end) return;
+    this.shard.u32[head >>> 2] = TYPE_PAD;
+    this.shard.meta[this.usedWord] += this.end - head;
+  }
+
+  /**
+   * Size of the record at the tail (a PAD covers the rest of the ring), or
+   * throws ERR_ARENA_CORRUPT when the tail does not hold a plausible record.
+   */
+  tailRecordSize(flags) {
+    const tail = this.shard.meta[this.tailWord];
+    if ((flags & TYPE_MASK) === TYPE_PAD) return this.end - tail;
+    const size = this.shard.u32[(tail >>> 2) + 3];
+    if ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end) {
+      throw this.shard.corrupt(`bad record at offset ${tail} (flags 0x${(flags >>> 0).toString(16)}, size ${size})`);
+    }
+    return size;
+  }
+
+  /** Frees the `size` bytes at the tail (the record there is dead, padding, or was just removed). */
+  advanceTail(size) {
+    const meta = this.shard.meta;
+    const used = meta[this.usedWord] - size;
+    meta[this.usedWord] = used;
+    if (used === 0) {
+      meta[this.headWord] = this.base;
+      meta[this.tailWord] = this.base;
+    } else {
+      const tail = meta[this.tailWord] + size;
+      meta[this.tailWord] = tail === this.end ? this.base : tail;
+    }
+  }
+
+  /** A live record leaves this ring (evicted, deleted or moved away). */
+  forget(size) {
+    const meta = this.shard.meta;
+    meta[this.countWord]--;
+    meta[this.liveWord] -= size;
+  }
+
+  /** Moves the live record at the tail to the head of this ring (`used` stays the same). */
+  recycleTail(size, slot) {
+    const shard = this.shard;
+    const meta = shard.meta;
+    const tail = meta[this.tailWord];
+    let head = meta[this.headWord];
+    if (tail < head && this.end - head < size) {
+      // Not wrapped and no room before the end: pad the end and wrap the head.
+      this.pad(head);
+      head = this.base;
+    }
+    // The destination is free space, possibly overlapping the record itself
+    // (copyWithin moves like memmove); when head === tail it stays in place.
+    if (head !== tail) shard.u8.copyWithin(head, tail, tail + size);
+    shard.table[2 * slot] = head / 8 + 1;
+    head += size;
+    meta[this.headWord] = head === this.end ? this.base : head;
+    meta[this.tailWord] = tail + size === this.end ? this.base : tail + size;
+  }
+
+  /**
+   * Moves the live record at the tail into ring `to` (promotion). Allocating
+   * in `to` may evict there, which can shift dictionary slots, so the slot is
+   * looked up again afterwards. Returns the record's new offset.
+   */
+  moveTailTo(to, size, hash) {
+    const shard = this.shard;
+    const from = this.shard.meta[this.tailWord];
+    const destination = to.allocate(size);
+    shard.u8.copyWithin(destination, from, from + size);
+    const slot = shard.slotOfRecord(from, hash);
+    if (slot < 0) throw shard.corrupt(`record at ${from} lost its dictionary slot while moving`);
+    shard.table[2 * slot] = destination / 8 + 1;
+    to.commit(destination, size);
+    this.forget(size);
+    this.advanceTail(size);
+    return destination;
+  }
+
+  reset() {
+    const meta = this.shard.meta;
+    meta[this.headWord] = this.base;
+    meta[this.tailWord] = this.base;
+    meta[this.usedWord] = 0;
+    meta[this.countWord] = 0;
+    meta[this.liveWord] = 0;
+  }
+}

@@ -1,0 +1,127 @@
+// Prometheus metrics for SharedCache through prom-client.
+//
+// Values are read from the shared counters when the registry is scraped, so
+// metrics cost nothing per operation. Every cache registered in a registry
+// shares one metric object per name and appears under its own `cache` label,
+// so several caches (or the same arena seen from several processes, each
+// with its own registry) can be scraped side by side.
+
+import { createRequire } from 'node:module';
+import { ArenaCacheError, codes, describe } from '../errors.js';
+
+const require = createRequire(import.meta.url);
+
+// [name, type, help, value from stats(), extra labels]
+const METRICS = [
+  ['gets_total', 'counter', 'Lookups by get().', (s) => s.gets],
+  ['hits_total', 'counter', 'Lookups that found a live entry.', (s) => s.hits],
+  ['misses_total', 'counter', 'Lookups that found nothing (or an expired entry).', (s) => s.misses],
+  ['sets_total', 'counter', 'Entries stored.', (s) => s.sets],
+  ['deletes_total', 'counter', 'Entries removed by delete().', (s) => s.deletes],
+  ['evictions_total', 'counter', 'Entries evicted, by cause: memory (memoryBytes) or max (the entry bound).', null],
+  ['expirations_total', 'counter', 'Entries removed because their ttl passed.', (s) => s.expirations],
+  ['sweeps_total', 'counter', 'Runs of the expiry sweeper.', (s) => s.sweeps],
+  ['swept_entries_total', 'counter', 'Expired entries removed by the sweeper.', (s) => s.sweptEntries],
+  ['relocations_total', 'counter', 'Records moved to the head of a ring (second chances and compaction).', (s) => s.relocations],
+  ['promotions_total', 'counter', 'Entries moved from the small to the main ring (hybrid policy).', (s) => s.promotions],
+  ['fetches_total', 'counter', 'Calls of fetch().', (s) => s.fetches],
+  ['fetch_loads_total', 'counter', 'Loader runs by fetch().', (s) => s.fetchLoads],
+  ['fetch_waits_total', 'counter', 'fetch() calls that waited for a loader in another thread.', (s) => s.fetchWaits],
+  ['fetch_timeouts_total', 'counter', 'fetch() calls that stopped waiting and loaded themselves.', (s) => s.fetchTimeouts],
+  ['fetch_errors_total', 'counter', 'Loader runs that failed.', (s) => s.fetchErrors],
+  ['lock_waits_total', 'counter', 'Shard lock acquisitions that had to wait.', (s) => s.lockWaits],
+  ['lock_recoveries_total', 'counter', 'Shards reset after a dead or expired lock holder.', (s) => s.lockRecoveries],
+  ['shard_repairs_total', 'counter', 'Shards reset after an inconsistency was detected.', (s) => s.shardRepairs],
+  ['read_retries_total', 'counter', 'Optimistic reads repeated because a writer came in between.', (s) => s.readRetries],
+  ['entries', 'gauge', 'Entries stored.', (s) => s.entries],
+  ['bytes', 'gauge', 'Bytes of live keys and values.', (s) => s.liveBytes],
+  ['used_bytes', 'gauge', 'Bytes of the data regions in use (records, headers, not yet reclaimed space).', (s) => s.usedBytes],
+  ['memory_bytes', 'gauge', 'Size of the shared buffer (memoryBytes).', (s) => s.memoryBytes],
+  ['max_entries', 'gauge', 'The entry bound.', (s) => s.maxEntries],
+];
+
+/** The caches registered in each registry (and the metric objects they share), by prefix. */
+const registered = new WeakMap();
+
+function loadPromClient() {
+  try {
+    return require('prom-client');
+  } catch (cause) {
+    throw new ArenaCacheError(
+      codes.ERR_PROM_CLIENT_MISSING,
+      'registerMetrics() needs the prom-client package, which could not be loaded; install it with "npm install prom-client"',
+      { cause },
+    );
+  }
+}
+
+function createMetrics(client, registry, prefix, caches) {
+  for (const [name, type, help, pick] of METRICS) {
+    const labelNames = pick === null ? ['cache', 'cause'] : ['cache'];
+    const Metric = type === 'counter' ? client.Counter : client.Gauge;
+    new Metric({
+      name: `${prefix}${name}`,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [label, cache] of caches) {
+          if (cache.closed) continue;
+          // stats() sums every thread's slot: tens of microseconds, once
+          // per metric and scrape, and always current.
+          const stats = cache.stats();
+          if (pick === null) {
+            this.inc({ cache: label, cause: 'memory' }, stats.evictionsMemory);
+            this.inc({ cache: label, cause: 'max' }, stats.evictionsMax);
+          } else if (type === 'counter') {
+            this.inc({ cache: label }, pick(stats));
+          } else {
+            this.set({ cache: label }, pick(stats));
+          }
+        }
+      },
+    });
+  }
+}
+
+/**
+ * Registers `cache` in a prom-client `registry` under the label cache=`name`.
+ * Returns a function that unregisters it.
+ */
+export function registerCacheMetrics(cache, registry, options) {
+  if (registry === null || typeof registry !== 'object' || typeof registry.registerMetric !== 'function') {
+    throw new TypeError(`registry must be a prom-client Registry (got ${describe(registry)})`);
+  }
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new TypeError(`options must be an object such as { name: 'sessions' } (got ${describe(options)})`);
+  }
+  for (const key of Object.keys(options ?? {})) {
+    if (key !== 'name' && key !== 'prefix') throw new TypeError(`options.${key} is not a known option of registerMetrics(); they are name and prefix`);
+  }
+  const name = options?.name ?? 'default';
+  const prefix = options?.prefix ?? 'arenacache_';
+  if (typeof name !== 'string' || name.length === 0) throw new TypeError(`options.name must be a non-empty string (got ${describe(name)})`);
+  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) {
+    throw new TypeError(`options.prefix must be a Prometheus metric name prefix such as "arenacache_" (got ${describe(prefix)})`);
+  }
+  const client = loadPromClient();
+  let byPrefix = registered.get(registry);
+  if (byPrefix === undefined) {
+    byPrefix = new Map();
+    registered.set(registry, byPrefix);
+  }
+  let caches = byPrefix.get(prefix);
+  if (caches === undefined) {
+    caches = new Map();
+    createMetrics(client, registry, prefix, caches);
+    byPrefix.set(prefix, caches);
+  }
+  if (caches.has(name)) {
+    throw new ArenaCacheError(codes.ERR_METRICS_DUPLICATE, `a cache named "${name}" is already registered in this registry; pass another options.name`);
+  }
+  caches.set(name, cache);
+  return () => {
+    caches.delete(name);
+  };
+}

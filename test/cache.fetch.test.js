@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import test from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { nativeAvailable } from '../lib/native.js';
+import { SharedCache } from '../lib/index.js';
+
+const MiB = 2 ** 20;
+const workerFile = new URL('./helpers/fetch-worker.js', import.meta.url);
+
+function startWorkers(cache, count, options) {
+  const counter = new SharedArrayBuffer(4);
+  const gate = new SharedArrayBuffer(8);
+  const workers = Array.from(
+    { length: count },
+    (_, id) =>
+      new Worker(workerFile, {
+        workerData: { handle: cache.handle, key: 'shared-key', calls: 100, counter, gate, parties: count, delayMs: 50, id, ...options },
+      }),
+  );
+  return { workers, runs: new Int32Array(counter), results: Promise.all(workers.map(async (w) => (await once(w, 'message'))[0])) };
+}
+
+test('a hit returns the cached value without running the loader', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  cache.set('k', 'cached');
+  let runs = 0;
+  assert.equal(await cache.fetch('k', () => runs++), 'cached');
+  assert.equal(runs, 0);
+});
+
+test('concurrent fetches in one thread share one loader run, and the value is cached', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  let runs = 0;
+  const loader = async (key) => {
+    runs++;
+    await sleep(20);
+    return { key };
+  };
+  const values = await Promise.all(Array.from({ length: 50 }, () => cache.fetch('k', loader)));
+  assert.equal(runs, 1);
+  for (const value of values) assert.deepEqual(value, { key: 'k' });
+  assert.deepEqual(cache.get('k'), { key: 'k' });
+  const stats = cache.stats();
+  assert.equal(stats.fetches, 50);
+  assert.equal(stats.fetchLoads, 1);
+});
+
+test('4 workers × 100 concurrent fetches of one key: the loader runs once', async () => {
+  const cache = new SharedCache({ memoryBytes: 4 * MiB });
+  const { workers, runs, results } = startWorkers(cache, 4, { mode: 'value' });
+  const all = (await results).flat();
+  await Promise.all(workers.map((w) => w.terminate()));
+  assert.equal(Atomics.load(runs, 0), 1);
+  assert.equal(all.length, 400);
+  const loadedBy = new Set(all.map((r) => r.value?.loadedBy));
+  assert.equal(loadedBy.size, 1, 'every caller got the one loaded value');
+  assert.ok(all.every((r) => r.value?.key === 'shared-key'));
+  assert.deepEqual(cache.get('shared-key').key, 'shared-key');
+  const stats = cache.stats();
+  assert.equal(stats.fetchLoads, 1);
+  assert.equal(stats.fetchWaits, 3, 'each other worker waited once (its calls share one promise)');
+});
+
+test('a loader error rejects every waiter in every thread and caches nothing', async () => {
+  const cache = new SharedCache({ memoryBytes: 4 * MiB });
+  const { workers, runs, results } = startWorkers(cache, 3, { mode: 'error' });
+  const all = (await results).flat();
+  await Promise.all(workers.map((w) => w.terminate()));
+  assert.equal(Atomics.load(runs, 0), 1);
+  assert.equal(all.length, 300);
+  for (const result of all) {
+    assert.deepEqual(result.error, { name: 'RangeError', message: 'database refused shared-key', code: 'EREFUSED' });
+  }
+  assert.equal(cache.get('shared-key'), undefined);
+  assert.equal(cache.stats().fetchErrors, 1);
+  // The next fetch loads again.
+  assert.equal(await cache.fetch('shared-key', () => 'second try'), 'second try');
+});
+
+test('in the loader\'s own thread, waiters get the loader\'s very error', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  const failure = new Error('boom');
+  const results = await Promise.allSettled([
+    cache.fetch('k', async () => {
+      await sleep(10);
+      throw failure;
+    }),
+    cache.fetch('k', () => 'never'),
+  ]);
+  assert.equal(results[0].reason, failure);
+  assert.equal(results[1].reason, failure);
+});
+
+test('a loader that never settles releases waiters in other threads after fetchTimeoutMs; they load themselves', async () => {
+  const cache = new SharedCache({ memoryBytes: 4 * MiB, fetchTimeoutMs: 300 });
+  const hanging = startWorkers(cache, 1, { mode: 'hang', calls: 1, parties: 1 });
+  while (Atomics.load(hanging.runs, 0) === 0) await sleep(5);
+  const start = performance.now();
+  const value = await cache.fetch('shared-key', () => 'loaded after the timeout');
+  const waited = performance.now() - start;
+  assert.equal(value, 'loaded after the timeout');
+  assert.ok(waited >= 250 && waited < 3000, `waited ${waited} ms`);
+  assert.equal(cache.stats().fetchTimeouts, 1);
+  await Promise.all(hanging.workers.map((w) => w.terminate()));
+});
+
+test('waiters do not wait out the timeout when the loader\'s worker dies', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
+  const cache = new SharedCache({ memoryBytes: 4 * MiB, fetchTimeoutMs: 60_000 });
+  const hanging = startWorkers(cache, 1, { mode: 'hang', calls: 1, parties: 1 });
+  while (Atomics.load(hanging.runs, 0) === 0) await sleep(5);
+  const waiting = cache.fetch('shared-key', () => 'loaded by a waiter');
+  await sleep(50);
+  await Promise.all(hanging.workers.map((w) => w.terminate()));
+  const start = performance.now();
+  assert.equal(await waiting, 'loaded by a waiter');
+  assert.ok(performance.now() - start < 2000, 'released soon after the loader died');
+});
+
+test('fetch stores with the given ttl', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  await cache.fetch('k', () => 'v', { ttl: 20 });
+  assert.equal(cache.get('k'), 'v');
+  await sleep(40);
+  assert.equal(cache.get('k'), undefined);
+});
+
+test('bad fetch input is a specific error', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  await assert.rejects(cache.fetch('k'), { name: 'TypeError', message: 'loader must be a function (got undefined)' });
+  await assert.rejects(cache.fetch('k', 'load'), { name: 'TypeError', message: 'loader must be a function (got "load")' });
+  await assert.rejects(cache.fetch(42, () => 1), { name: 'TypeError', message: 'key must be a string, Buffer or Uint8Array (got 42)' });
+  await assert.rejects(cache.fetch('k', () => 1, { ttl: -1 }), {
+    name: 'RangeError',
+    message: 'options.ttl must be a finite number of milliseconds >= 0, 0 meaning no expiry (got -1)',
+  });
+  await assert.rejects(cache.fetch('k', () => 1, { stale: true }), {
+    name: 'TypeError',
+    message: 'options.stale is not a known option of fetch(); the only one is ttl',
+  });
+  await assert.rejects(cache.fetch('k', () => undefined), {
+    name: 'TypeError',
+    message: 'the fetch() loader returned undefined; return a value to cache (null is one), or throw to fail',
+  });
+  assert.equal(cache.get('k'), undefined);
+  assert.throws(() => new SharedCache({ memoryBytes: MiB, fetchTimeoutMs: 0 }), {
+    name: 'RangeError',
+    message: 'options.fetchTimeoutMs must be an integer between 1 and 86400000 milliseconds (got 0)',
+  });
+});

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { Registry } from 'prom-client';
+import { SharedCache } from '../lib/index.js';
+
+const MiB = 2 ** 20;
+
+/** Parses the Prometheus text format into { 'name{labels}': value }. */
+function parse(text) {
+  const samples = {};
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
+    assert.ok(match, `not a sample line: ${line}`);
+    samples[match[1]] = Number(match[2]);
+  }
+  return samples;
+}
+
+test('registerMetrics exposes the shared counters in a real prom-client registry', async () => {
+  const registry = new Registry();
+  // lru: the 10 newest entries stay, which keeps the expected counts simple.
+  const cache = new SharedCache({ memoryBytes: MiB, max: 10, policy: 'lru' });
+  cache.registerMetrics(registry, { name: 'sessions' });
+  for (let i = 0; i < 20; i++) cache.set(`k${i}`, 'value');
+  cache.get('k19');
+  cache.get('k0');
+  cache.delete('k18');
+  const text = await registry.metrics();
+  assert.match(text, /# HELP arenacache_hits_total Lookups that found a live entry\./);
+  assert.match(text, /# TYPE arenacache_hits_total counter/);
+  assert.match(text, /# TYPE arenacache_entries gauge/);
+  const samples = parse(text);
+  const stats = cache.stats();
+  assert.equal(samples['arenacache_hits_total{cache="sessions"}'], 1);
+  assert.equal(samples['arenacache_misses_total{cache="sessions"}'], 1);
+  assert.equal(samples['arenacache_gets_total{cache="sessions"}'], 2);
+  assert.equal(samples['arenacache_sets_total{cache="sessions"}'], 20);
+  assert.equal(samples['arenacache_deletes_total{cache="sessions"}'], 1);
+  assert.equal(samples['arenacache_evictions_total{cache="sessions",cause="max"}'], 10);
+  assert.equal(samples['arenacache_evictions_total{cache="sessions",cause="memory"}'], 0);
+  assert.equal(samples['arenacache_entries{cache="sessions"}'], 9);
+  assert.equal(samples['arenacache_bytes{cache="sessions"}'], stats.liveBytes);
+  assert.equal(samples['arenacache_memory_bytes{cache="sessions"}'], MiB);
+  assert.equal(samples['arenacache_max_entries{cache="sessions"}'], 10);
+  // Values are read at scrape time: more traffic, new values.
+  cache.get('k19');
+  assert.equal(parse(await registry.metrics())['arenacache_hits_total{cache="sessions"}'], 2);
+});
+
+test('several caches share the metrics under their own cache label; unregister removes one', async () => {
+  const registry = new Registry();
+  const a = new SharedCache({ memoryBytes: MiB });
+  const b = new SharedCache({ memoryBytes: MiB });
+  const unregisterA = a.registerMetrics(registry, { name: 'a' });
+  b.registerMetrics(registry, { name: 'b' });
+  a.set('x', 1);
+  b.set('x', 1);
+  b.set('y', 1);
+  let samples = parse(await registry.metrics());
+  assert.equal(samples['arenacache_sets_total{cache="a"}'], 1);
+  assert.equal(samples['arenacache_sets_total{cache="b"}'], 2);
+  unregisterA();
+  samples = parse(await registry.metrics());
+  assert.equal(samples['arenacache_sets_total{cache="a"}'], undefined);
+  assert.equal(samples['arenacache_sets_total{cache="b"}'], 2);
+  // A closed cache drops out of the scrape instead of failing it.
+  b.close();
+  assert.equal(parse(await registry.metrics())['arenacache_sets_total{cache="b"}'], undefined);
+});
+
+test('a custom prefix and the default name', async () => {
+  const registry = new Registry();
+  const cache = new SharedCache({ memoryBytes: MiB });
+  cache.registerMetrics(registry, { prefix: 'app_cache_' });
+  cache.set('k', 1);
+  assert.equal(parse(await registry.metrics())['app_cache_sets_total{cache="default"}'], 1);
+});
+
+test('registerMetrics input errors', () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  const registry = new Registry();
+  assert.throws(() => cache.registerMetrics({}), { name: 'TypeError', message: 'registry must be a prom-client Registry (got an instance of Object)' });
+  assert.throws(() => cache.registerMetrics(registry, 'x'), {
+    name: 'TypeError',
+    message: "options must be an object such as { name: 'sessions' } (got \"x\")",
+  });
+  assert.throws(() => cache.registerMetrics(registry, { label: 'x' }), {
+    name: 'TypeError',
+    message: 'options.label is not a known option of registerMetrics(); they are name and prefix',
+  });
+  assert.throws(() => cache.registerMetrics(registry, { name: '' }), { name: 'TypeError', message: 'options.name must be a non-empty string (got "")' });
+  assert.throws(() => cache.registerMetrics(registry, { prefix: 'bad prefix' }), {
+    name: 'TypeError',
+    message: 'options.prefix must be a Prometheus metric name prefix such as "arenacache_" (got "bad prefix")',
+  });
+  cache.registerMetrics(registry, { name: 'twice' });
+  assert.throws(() => cache.registerMetrics(registry, { name: 'twice' }), {
+    name: 'ArenaCacheError',
+    code: 'ERR_METRICS_DUPLICATE',
+    message: 'a cache named "twice" is already registered in this registry; pass another options.name',
+  });
+});
+
+test('without prom-client installed, registerMetrics says how to get it', async () => {
+  const { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } = await import('node:fs');
+  const { execFileSync } = await import('node:child_process');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-noprom-'));
+  try {
+    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    mkdirSync(path.join(copy, 'node_modules'));
+    for (const name of readdirSync(path.join(root, 'node_modules'))) {
+      if (name !== 'prom-client' && !name.startsWith('.')) symlinkSync(path.join(root, 'node_modules', name), path.join(copy, 'node_modules', name));
+    }
+    const script = `
+      import(${JSON.stringify(`file://${copy}/lib/index.js`)}).then(({ SharedCache }) => {
+        try { new SharedCache({ memoryBytes: 2 ** 20 }).registerMetrics({ registerMetric() {} }); }
+        catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }
+      });`;
+    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+    assert.deepEqual(result, {
+      name: 'ArenaCacheError',
+      code: 'ERR_PROM_CLIENT_MISSING',
+      message: 'registerMetrics() needs the prom-client package, which could not be loaded; install it with "npm install prom-client"',
+    });
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
