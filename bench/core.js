@@ -13,27 +13,12 @@
 // efficiency runs (64), BENCH_JSON=path (or --json path).
 
 import { writeFileSync } from 'node:fs';
+import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { memoryEfficiency } from './lib/memory-efficiency.js';
 import { multiThread } from './lib/multi-thread.js';
 import { singleThread } from './lib/single-thread.js';
-
-function intList(name, fallback) {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const list = raw.split(',').map((part) => Number(part.trim()));
-  if (list.some((n) => !Number.isInteger(n) || n <= 0)) throw new RangeError(`${name} must be a comma-separated list of positive integers (got "${raw}")`);
-  return list;
-}
-
-function positiveInt(name, fallback) {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer (got "${raw}")`);
-  return n;
-}
 
 const config = {
   entries: positiveInt('BENCH_ENTRIES', 20_000),
@@ -44,8 +29,7 @@ const config = {
   workerMs: positiveInt('BENCH_WORKER_MS', 1000),
   memoryMiB: positiveInt('BENCH_MEMORY_MIB', 64),
 };
-const jsonFlag = process.argv.indexOf('--json');
-const jsonPath = jsonFlag >= 0 ? process.argv[jsonFlag + 1] : process.env.BENCH_JSON;
+const json = jsonPath();
 
 const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
 const done = () => process.stderr.write('\r\x1b[2K');
@@ -116,7 +100,7 @@ done();
 console.log('\nMemory efficiency when full (live key+value bytes / memoryBytes)');
 printTable(memory.map((m) => ({ values: `${m.valueBytes} B`, entries: m.entries, efficiency: `${(m.efficiency * 100).toFixed(1)}%` })));
 
-if (jsonPath) {
-  writeFileSync(jsonPath, `${JSON.stringify({ machine, config, single, multi, memory }, null, 2)}\n`);
-  console.log(`\nwrote ${jsonPath}`);
+if (json) {
+  writeFileSync(json, `${JSON.stringify({ machine, config, single, multi, memory }, null, 2)}\n`);
+  console.log(`\nwrote ${json}`);
 }

@@ -10,23 +10,15 @@ import { SharedCache } from '../lib/index.js';
 import { beladyHitRatio } from './hit-ratio/belady.js';
 import { replay } from './hit-ratio/run.js';
 import { keySpace, scanTrace, shiftingTrace, zipfTrace } from './hit-ratio/traces.js';
+import { jsonPath, numberList } from './lib/env.js';
 import { printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
-
-function numberList(name, fallback) {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const list = raw.split(',').map((part) => Number(part.trim()));
-  if (list.some((n) => !Number.isFinite(n) || n <= 0)) throw new RangeError(`${name} must be a comma-separated list of positive numbers (got "${raw}")`);
-  return list;
-}
 
 const keys = numberList('HIT_KEYS', [100_000])[0];
 const requests = numberList('HIT_REQUESTS', [1_000_000])[0];
 const sizes = numberList('HIT_SIZES', [0.1, 1, 10]);
 const policies = (process.env.BENCH_POLICIES ?? 'lru,lfu,ttl,hybrid').split(',').map((p) => p.trim());
-const jsonFlag = process.argv.indexOf('--json');
-const jsonPath = jsonFlag >= 0 ? process.argv[jsonFlag + 1] : process.env.BENCH_JSON;
+const json = jsonPath();
 
 const traces = {
   'zipf 0.8': zipfTrace({ keys, requests, alpha: 0.8, seed: 1 }),
@@ -72,7 +64,7 @@ printTable(
   })),
 );
 console.log('\nHit ratios in percent; differences in percentage points.');
-if (jsonPath) {
-  writeFileSync(jsonPath, `${JSON.stringify({ machine, keys, requests, sizes, policies, rows }, null, 2)}\n`);
-  console.log(`wrote ${jsonPath}`);
+if (json) {
+  writeFileSync(json, `${JSON.stringify({ machine, keys, requests, sizes, policies, rows }, null, 2)}\n`);
+  console.log(`wrote ${json}`);
 }

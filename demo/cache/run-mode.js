@@ -2,7 +2,7 @@
 // pool serving the request stream with one caching mode.
 import { Piscina } from 'piscina';
 import { SharedCache } from '../../lib/index.js';
-import { zipfSampler } from './zipf.js';
+import { zipfKeys } from './zipf.js';
 
 const options = JSON.parse(process.argv[2]);
 const { mode, workers, requests, keySpace, alpha, cacheEntries, entryBytes, dataDir, seed } = options;
@@ -20,7 +20,7 @@ const pool = new Piscina({
   workerData: { mode, dataDir, handle: shared?.handle ?? null, perWorkerEntries: Math.max(1, Math.floor(cacheEntries / workers)) },
 });
 
-const next = zipfSampler(keySpace, alpha, seed);
+const next = zipfKeys(keySpace, alpha, seed);
 const stream = Array.from({ length: requests }, next);
 const BATCH = 50;
 const start = performance.now();

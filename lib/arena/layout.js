@@ -168,17 +168,7 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes, policy }) {
       `options.max (${max}) needs a dictionary of ${tableBytes} bytes, more than half of options.memoryBytes (${memoryBytes}); lower max or raise memoryBytes`,
     );
   }
-  const layout = computeLayout({
-    memoryBytes,
-    policy,
-    shardCount,
-    slotsPerShard,
-    maxEntriesPerShard,
-    ghostSlotsPerShard,
-    threadSlots,
-    flightSlots,
-    maxKeyBytes,
-  });
+  const layout = computeLayout({ memoryBytes, policy, shardCount, slotsPerShard, maxEntriesPerShard, ghostSlotsPerShard, threadSlots, flightSlots, maxKeyBytes });
   if (layout.regionBytes < MIN_REGION_BYTES) {
     throw new RangeError(
       `options.shards (${shardCount}) leaves each shard ${layout.regionBytes} bytes of data, less than ${MIN_REGION_BYTES}; ` +
@@ -193,18 +183,13 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes, policy }) {
   return layout;
 }
 
-/** Offsets from the layout parameters; the same function serves create and attach. */
-export function computeLayout({
-  memoryBytes,
-  policy,
-  shardCount,
-  slotsPerShard,
-  maxEntriesPerShard,
-  ghostSlotsPerShard,
-  threadSlots,
-  flightSlots,
-  maxKeyBytes,
-}) {
+/**
+ * Offsets from the layout parameters (memoryBytes, policy, shardCount,
+ * slotsPerShard, maxEntriesPerShard, ghostSlotsPerShard, threadSlots,
+ * flightSlots, maxKeyBytes); the same function serves create and attach.
+ */
+export function computeLayout(params) {
+  const { memoryBytes, policy, shardCount, slotsPerShard, ghostSlotsPerShard, threadSlots, flightSlots } = params;
   const statsOffset = HEADER_BYTES;
   const flightsOffset = statsOffset + threadSlots * THREAD_SLOT_BYTES;
   const flightErrorsOffset = flightsOffset + flightSlots * FLIGHT_SLOT_BYTES;
@@ -215,15 +200,7 @@ export function computeLayout({
   const regionBytes = Math.max(0, Math.floor((memoryBytes - dataOffset) / shardCount / 64) * 64);
   const smallRingBytes = policy === POLICY_HYBRID ? Math.floor((regionBytes * SMALL_RING_FRACTION) / 64) * 64 : 0;
   return {
-    memoryBytes,
-    policy,
-    shardCount,
-    slotsPerShard,
-    maxEntriesPerShard,
-    ghostSlotsPerShard,
-    threadSlots,
-    flightSlots,
-    maxKeyBytes,
+    ...params,
     statsOffset,
     flightsOffset,
     flightErrorsOffset,

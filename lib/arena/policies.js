@@ -152,7 +152,9 @@ class S3FifoPolicy extends EvictionPolicy {
     if (previous === main || size > small.size / 4) return main;
     if (previous === null && shard.takeGhost(hash)) return main;
     if (small.hasRoom(size) && small.count * 10 < shard.entryCapacity()) return small;
-    if (!cacheFull && main.hasRoom(size)) return main;
+    // The cache is full once the main ring cannot take the record without
+    // evicting: from then on new entries go through the small ring.
+    if (!cacheFull && main.liveRecordBytes + size <= main.size) return main;
     return small;
   }
 
