@@ -9,9 +9,9 @@ import { STRESS, testSeed } from './helpers/random.js';
 const MiB = 2 ** 20;
 const WORKERS = 4;
 
-async function hammer({ memoryBytes, shards, keyCount, maxLength, durationMs }) {
+async function hammer({ memoryBytes, shards, keyCount, maxLength, durationMs, policy = 'hybrid', max = 0 }) {
   const seed = testSeed();
-  const cache = new SharedCache({ memoryBytes, shards });
+  const cache = new SharedCache({ memoryBytes, shards, policy, max });
   const keys = Array.from({ length: keyCount }, (_, i) => `stress:${i}`);
   const stop = new SharedArrayBuffer(4);
   const workers = Array.from(
@@ -54,3 +54,22 @@ test('4 workers over many shards with relocation never read a torn or foreign va
   assert.ok(total.hits > 1000 && total.ok === total.hits);
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });
+
+for (const policy of ['lru', 'lfu', 'ttl']) {
+  test(`${policy}: 4 workers on overlapping keys under memory and entry pressure read only whole values of their own key`, async () => {
+    const { cache, total, seed } = await hammer({
+      memoryBytes: MiB,
+      shards: 2,
+      keyCount: 1000,
+      maxLength: 2000,
+      max: 400,
+      policy,
+      durationMs: STRESS ? 10_000 : 600,
+    });
+    assert.equal(total.torn, 0, `SEED=${seed}`);
+    assert.equal(total.foreign, 0, `SEED=${seed}`);
+    assert.ok(total.hits > 100 && total.ok === total.hits);
+    assert.ok(cache.size <= 400 + 4);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+}
