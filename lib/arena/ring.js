@@ -71,6 +71,17 @@ export class Ring {
   }
 
   /**
+   * Whether the record at `offset` is in the half of the ring nearer the
+   * tail (the older records). Read without the lock, so only a hint.
+   */
+  inOlderHalf(offset) {
+    const meta = this.shard.meta;
+    let distance = offset - meta[this.tailWord];
+    if (distance < 0) distance += this.size;
+    return 2 * distance < meta[this.usedWord];
+  }
+
+  /**
    * Whether a record of `size` bytes fits without evicting anything: the
    * live records plus it stay within the share of the ring that compaction
    * keeps (dead records and padding are reclaimed, not evicted).

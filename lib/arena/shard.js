@@ -80,6 +80,8 @@ export class Shard {
     this.policy = createPolicy(layout.policyName, this);
     /** Frequency readers may raise an entry to (0: readers never write). */
     this.maxFrequency = this.policy.maxFrequency;
+    /** lru: a read counts only once the record is in the older half of the main ring (see policies.js). */
+    this.marksOlderHalfOnly = this.policy.marksOlderHalfOnly === true;
     /** Offset of the record findSlot() found last. */
     this.foundOffset = 0;
     this.relocationBudget = 0;
@@ -210,12 +212,17 @@ export class Shard {
     }
   }
 
-  /** A use of the entry in `slot`: raises its frequency up to the policy's cap. */
+  /**
+   * A use of the entry in `slot` (whose record findSlot() found at
+   * `foundOffset`): raises its frequency up to the policy's cap.
+   */
   touch(slot) {
     const table = this.table;
     const word = 2 * slot + 1;
     const old = table[word];
-    if ((old & FREQUENCY_MASK) < this.maxFrequency) Atomics.compareExchange(table, word, old, old + 1);
+    if ((old & FREQUENCY_MASK) >= this.maxFrequency) return;
+    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(this.foundOffset)) return;
+    Atomics.compareExchange(table, word, old, old + 1);
   }
 
   /**
