@@ -4,6 +4,10 @@
       "target_name": "arenacache",
       "sources": [
         "src/native/addon.cc",
+        "src/native/errors.cc",
+        "src/native/external_shared_buffer.cc",
+        "src/native/futex.cc",
+        "src/native/mapped_file.cc",
         "src/native/thread_identity.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

@@ -26,6 +26,14 @@ export const codes = Object.freeze({
   ERR_PROM_CLIENT_MISSING: 'ERR_PROM_CLIENT_MISSING',
   /** registerMetrics() with a name already registered in that registry. */
   ERR_METRICS_DUPLICATE: 'ERR_METRICS_DUPLICATE',
+  /** An arena file could not be opened, sized, mapped or flushed; or it is not a regular file. */
+  ERR_ARENA_FILE: 'ERR_ARENA_FILE',
+  /** An arena file belongs to another user, or others may write to it. */
+  ERR_ARENA_PERMISSIONS: 'ERR_ARENA_PERMISSIONS',
+  /** An arena file is in use by another process where sole use is needed (reset), or stayed locked too long. */
+  ERR_ARENA_BUSY: 'ERR_ARENA_BUSY',
+  /** An option given to open() differs from the one the arena file was created with. */
+  ERR_ARENA_MISMATCH: 'ERR_ARENA_MISMATCH',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

@@ -12,7 +12,7 @@ import { ArenaCacheError, codes, describe } from './errors.js';
 
 const require = createRequire(import.meta.url);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const EXPECTED_ABI = 1;
+const EXPECTED_ABI = 2;
 
 function load() {
   if (process.env.ARENACACHE_NATIVE === 'off') {
@@ -95,4 +95,112 @@ export function isProcessAlive(pid) {
   } catch (error) {
     return error.code !== 'ESRCH';
   }
+}
+
+function checkFd(fd) {
+  if (!Number.isInteger(fd) || fd < 0 || fd > 0x7fffffff) throw new RangeError(`fd must be a file descriptor (got ${describe(fd)})`);
+}
+
+function checkWholeView(name, view) {
+  if (!(view instanceof Uint8Array) || !(view.buffer instanceof SharedArrayBuffer)) {
+    throw new TypeError(`${name} must be a Uint8Array over a SharedArrayBuffer (got ${describe(view)})`);
+  }
+  if (view.byteOffset !== 0 || view.byteLength !== view.buffer.byteLength) {
+    throw new RangeError(`${name} must cover its whole SharedArrayBuffer`);
+  }
+}
+
+function checkWord(array, index) {
+  if (!(array instanceof Int32Array) || !(array.buffer instanceof SharedArrayBuffer)) {
+    throw new TypeError(`array must be an Int32Array over a SharedArrayBuffer (got ${describe(array)})`);
+  }
+  if (!Number.isInteger(index) || index < 0 || index >= array.length) {
+    throw new RangeError(`index must be an integer from 0 to ${array.length - 1} (got ${describe(index)})`);
+  }
+}
+
+// File-backed arenas (see src/native/mapped_file.h). Each call needs the
+// addon; `feature` names what the user asked for in the error otherwise.
+
+/** Opens `path` read-write without following a symlink; creates it with `createMode` when > 0. */
+export function fileOpen(path, createMode, feature) {
+  if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) {
+    throw new TypeError(`path must be a non-empty string without NUL bytes (got ${describe(path)})`);
+  }
+  if (!Number.isInteger(createMode) || createMode < 0 || createMode > 0o7777) {
+    throw new RangeError(`createMode must be 0 or a file mode up to 0o7777 (got ${describe(createMode)})`);
+  }
+  const [fd, created] = requireNative(feature).fileOpen(path, createMode);
+  return { fd, created };
+}
+
+/** { size, uid, euid, mode, regular, dev, ino } of an open file. */
+export function fileStat(fd) {
+  checkFd(fd);
+  return requireNative('fileStat()').fileStat(fd);
+}
+
+export const LOCK_NONE = 0;
+export const LOCK_SHARED = 1;
+export const LOCK_EXCLUSIVE = 2;
+
+/** Sets the whole-file OFD lock; false when it is held elsewhere and `wait` is false. */
+export function fileLock(fd, kind, wait) {
+  checkFd(fd);
+  if (kind !== LOCK_NONE && kind !== LOCK_SHARED && kind !== LOCK_EXCLUSIVE) throw new RangeError(`kind must be 0, 1 or 2 (got ${describe(kind)})`);
+  return requireNative('fileLock()').fileLock(fd, kind, wait === true);
+}
+
+/** Sets the file's length to `size` bytes and allocates all of them. */
+export function fileResize(fd, size) {
+  checkFd(fd);
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`size must be a non-negative integer (got ${describe(size)})`);
+  requireNative('fileResize()').fileResize(fd, size);
+}
+
+/** Maps `size` bytes of the file as a SharedArrayBuffer; the mapping then owns `fd`. */
+export function fileMap(fd, size, populate) {
+  checkFd(fd);
+  if (!Number.isSafeInteger(size) || size <= 0) throw new RangeError(`size must be a positive integer (got ${describe(size)})`);
+  return requireNative('fileMap()').fileMap(fd, size, populate === true);
+}
+
+export function fileClose(fd) {
+  checkFd(fd);
+  requireNative('fileClose()').fileClose(fd);
+}
+
+/** Counts one more user of a mapped buffer; false for an in-memory buffer (or without the addon). */
+export function mappingRetain(buffer) {
+  if (addon === null) return false;
+  const view = new Uint8Array(buffer);
+  checkWholeView('buffer', view);
+  return addon.mappingRetain(view);
+}
+
+/** One user fewer; at zero the file is unmapped. Returns the users left, -1 for an in-memory buffer. */
+export function mappingRelease(buffer) {
+  if (addon === null) return -1;
+  const view = new Uint8Array(buffer);
+  checkWholeView('buffer', view);
+  return addon.mappingRelease(view);
+}
+
+/** Writes a mapped buffer back to its file (msync + fdatasync, off the event loop). */
+export function mappingFlush(buffer) {
+  const view = new Uint8Array(buffer);
+  checkWholeView('buffer', view);
+  return requireNative('flush()').mappingFlush(view);
+}
+
+/** Atomics.wait for a word of a mapped file, across processes. */
+export function futexWait(array, index, value, timeoutMs) {
+  checkWord(array, index);
+  return addon.futexWait(array, index, value | 0, timeoutMs);
+}
+
+/** Atomics.notify for a word of a mapped file, across processes. */
+export function futexWake(array, index, count = Infinity) {
+  checkWord(array, index);
+  return addon.futexWake(array, index, count);
 }

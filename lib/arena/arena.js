@@ -22,10 +22,13 @@ import {
 import { Clock } from './clock.js';
 import { Shard } from './shard.js';
 import { ShardLock } from './shard-lock.js';
-import { M_COUNT, M_LIVE_BYTES, M_SEQ } from './shard-meta.js';
+import { M_COUNT, M_LIVE_BYTES, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
-import { claimThreadSlot, STAT, sumThreadSlots } from './thread-stats.js';
+import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
+import { abandonAllFlights } from './flights.js';
+import { releaseSweeperLease } from './sweep.js';
+import { memoryWaiting } from './waiting.js';
 
 /** Optimistic read attempts before a reader takes the lock. */
 const OPTIMISTIC_ATTEMPTS = 4;
@@ -69,8 +72,17 @@ export class Arena {
         { cause },
       );
     }
+    return Arena.initialize(buffer, layout, settings);
+  }
+
+  /**
+   * Writes a new, empty arena into `buffer` (zeroed memory of at least
+   * layout.memoryBytes bytes: a new SharedArrayBuffer or a new mapped file).
+   * @param {{ waiting?: object }} [options] see the constructor
+   */
+  static initialize(buffer, layout, settings, options) {
     writeHeader(buffer, layout, settings);
-    const arena = new Arena(buffer, readHeader(buffer));
+    const arena = new Arena(buffer, readHeader(buffer), options);
     // Rings start at their base (the main ring does not start at 0 when a
     // small ring precedes it); everything else starts zeroed.
     for (const shard of arena.shards) {
@@ -81,18 +93,26 @@ export class Arena {
   }
 
   /** Attaches to an existing arena buffer after validating its header. */
-  static attach(buffer) {
-    return new Arena(buffer, readHeader(buffer));
+  static attach(buffer, options) {
+    return new Arena(buffer, readHeader(buffer), options);
   }
 
-  constructor(buffer, header) {
+  /**
+   * @param {SharedArrayBuffer} buffer
+   * @param {object} header from readHeader(buffer)
+   * @param {{ waiting?: typeof memoryWaiting }} [options] how lock waiters
+   *   sleep: fileWaiting for a mapped file (shared with other processes)
+   */
+  constructor(buffer, header, { waiting = memoryWaiting } = {}) {
     this.buffer = buffer;
     this.header = header;
+    this.waiting = waiting;
     const claim = claimThreadSlot(buffer, header);
     this.counters = claim.counters;
+    this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid });
+    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));
@@ -106,6 +126,35 @@ export class Arena {
     this.values = new ValuePool();
     /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
     this.fence = new Int32Array(new SharedArrayBuffer(4));
+  }
+
+  /**
+   * Called by the only process that has a mapped arena open, before anyone
+   * else can attach: every lock, lease, flight and thread slot in it belongs
+   * to a process that has exited (a restart, or a crash). Shards left locked
+   * mid-write, and shards that fail their invariants (a machine crash can
+   * write back some pages of a shard and not others), are reset; the rest
+   * keep their entries. Returns the number of shards reset.
+   */
+  recoverAfterRestart() {
+    let reset = 0;
+    const hashStarts = [this.stringHashStart, this.bytesHashStart];
+    for (const shard of this.shards) {
+      const meta = shard.meta;
+      meta[M_WAITERS] = 0;
+      const seq = meta[M_SEQ];
+      const wasLocked = (seq & 1) !== 0;
+      if (wasLocked || verifyShard(shard, hashStarts).length > 0) {
+        shard.reset();
+        this.counters[wasLocked ? STAT.lockRecoveries : STAT.shardRepairs]++;
+        reset++;
+      }
+      if (wasLocked) Atomics.store(meta, M_SEQ, (seq + 1) | 0);
+    }
+    releaseThreadSlots(this.buffer, this.header, this.threadSlot);
+    abandonAllFlights(this.buffer, this.header);
+    releaseSweeperLease(this.buffer);
+    return reset;
   }
 
   /**

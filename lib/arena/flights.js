@@ -37,8 +37,11 @@ export class FlightTable {
    * @param {SharedArrayBuffer} buffer
    * @param {object} header the arena header (flightsOffset, flightErrorsOffset, flightSlots)
    * @param {number} owner this thread's identity (kernel tid, or a negative id)
+   * @param {number} [pollMs] how often waiters look again without a wake:
+   *   a loader in another process (mapped file) cannot notify them
    */
-  constructor(buffer, header, owner) {
+  constructor(buffer, header, owner, pollMs = 100) {
+    this.pollMs = pollMs;
     this.slots = header.flightSlots;
     this.words = new Int32Array(buffer, header.flightsOffset, this.slots * WORDS);
     this.f64 = new Float64Array(buffer, header.flightsOffset, (this.slots * FLIGHT_SLOT_BYTES) / 8);
@@ -117,7 +120,7 @@ export class FlightTable {
    * thread or process exited: the slot was freed for someone else to load).
    * Polls every `pollMs`, since a loader in another process cannot notify.
    */
-  async wait(slot, generation, ms, pollMs = 100) {
+  async wait(slot, generation, ms, pollMs = this.pollMs) {
     const words = this.words;
     const index = slot * WORDS + F_GENERATION;
     const deadline = performance.now() + ms;
@@ -178,5 +181,20 @@ export class FlightTable {
     error.name = fields.name;
     if (fields.code !== undefined) error.code = fields.code;
     return error;
+  }
+}
+
+/**
+ * Frees every flight slot and moves its generation on, so that waiters look
+ * again: after a restart, the loaders that held them are gone.
+ */
+export function abandonAllFlights(buffer, header) {
+  const words = new Int32Array(buffer, header.flightsOffset, header.flightSlots * WORDS);
+  for (let slot = 0; slot < header.flightSlots; slot++) {
+    const base = slot * WORDS;
+    words[base + F_OWNER_PID] = 0;
+    words[base + F_OWNER_TID] = 0;
+    Atomics.store(words, base + F_TAG, 0);
+    Atomics.add(words, base + F_GENERATION, 1);
   }
 }

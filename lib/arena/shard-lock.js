@@ -22,25 +22,27 @@
 import { isProcessAlive, isThreadAlive } from '../native.js';
 import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
+import { memoryWaiting } from './waiting.js';
 
 
 /** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;
 /**
- * Longest single sleep. A release wakes sleepers at once (Atomics.notify);
- * the bound matters only when no wake comes: a dead holder, or (with a
- * mapped file) a holder in another process, where Atomics.notify does not
- * reach.
+ * Longest single sleep. A release wakes sleepers at once (Atomics.notify,
+ * or the shared futex for a mapped file); the bound matters only when no
+ * wake comes, as from a dead holder.
  */
 const SLEEP_MAX_MS = 2;
 
 export class ShardLock {
   /**
-   * @param {{ leaseMs: number, counters: Float64Array, tid: number }} options
-   *   `tid` is this thread's kernel thread id, 0 when unknown.
+   * @param {{ leaseMs: number, counters: Float64Array, tid: number, waiting?: typeof memoryWaiting }} options
+   *   `tid` is this thread's kernel thread id, 0 when unknown; `waiting` how
+   *   to sleep and wake (see waiting.js: across processes for a mapped file).
    */
-  constructor({ leaseMs, counters, tid }) {
+  constructor({ leaseMs, counters, tid, waiting = memoryWaiting }) {
     this.leaseMs = leaseMs;
+    this.waiting = waiting;
     this.counters = counters;
     this.pid = process.pid;
     this.tid = tid;
@@ -89,7 +91,7 @@ export class ShardLock {
       if (changed) this.lockWasTaken(shard);
       return;
     }
-    if (meta[M_WAITERS] !== 0) Atomics.notify(meta, M_SEQ);
+    if (meta[M_WAITERS] !== 0) this.waiting.notify(meta, M_SEQ);
   }
 
   /**
@@ -103,14 +105,14 @@ export class ShardLock {
     }
     // Sleep instead of spinning: with more threads than cores the holder may
     // be waiting for our core. The waiter count tells releasers to notify;
-    // Atomics.wait returns at once if the sequence already moved on. (A
+    // the wait returns at once if the sequence already moved on. (A
     // thread terminated while asleep leaves the count one too high: releases
     // then notify needlessly, which costs time, never correctness.)
     const since = performance.now();
     let sleepMs = 0.05;
     for (;;) {
       Atomics.add(meta, M_WAITERS, 1);
-      Atomics.wait(meta, M_SEQ, seq, sleepMs);
+      this.waiting.wait(meta, M_SEQ, seq, sleepMs);
       Atomics.sub(meta, M_WAITERS, 1);
       if (Atomics.load(meta, M_SEQ) !== seq) return;
       if (performance.now() - since >= this.leaseMs || this.holderIsGone(shard, seq)) {
@@ -144,7 +146,7 @@ export class ShardLock {
     shard.reset();
     this.counters[STAT.lockRecoveries]++;
     Atomics.store(meta, M_SEQ, (held + 1) | 0);
-    Atomics.notify(meta, M_SEQ);
+    this.waiting.notify(meta, M_SEQ);
   }
 
   /** Our lock was taken over while we were writing: repair under a proper lock. */

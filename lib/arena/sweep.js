@@ -122,3 +122,11 @@ export class Sweeper {
     return removed;
   }
 }
+
+/** Clears the sweeper lease: after a restart its holder is gone. */
+export function releaseSweeperLease(buffer) {
+  const h32 = new Int32Array(buffer, 0, HEADER_BYTES / 4);
+  h32[H32_SWEEPER_PID] = 0;
+  Atomics.store(h32, H32_SWEEPER_TID, 0);
+  new Float64Array(buffer, 0, HEADER_BYTES / 8)[H64_SWEEPER_LEASE_UNTIL] = 0;
+}

@@ -40,7 +40,10 @@ const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;
 const DOUBLES_PER_SLOT = THREAD_SLOT_BYTES / 8;
 
 // Slots this thread already holds, by arena id: attaching twice in one thread
-// shares the slot (all increments still come from this one thread).
+// shares the slot (all increments still come from this one thread). The
+// buffer may be another view of the same memory (a structured clone) or a
+// new mapping of the same file, so a known slot is reused only while the
+// arena itself still names this thread as its owner.
 const heldSlots = new Map();
 
 function ownerIsGone(owners, slot) {
@@ -56,9 +59,18 @@ function ownerIsGone(owners, slot) {
  *   has to share the last one (its counts may then lose a few increments).
  */
 export function claimThreadSlot(buffer, layout) {
-  const known = heldSlots.get(layout.arenaId);
-  if (known !== undefined) return known;
   const owners = new Int32Array(buffer, layout.statsOffset, (layout.threadSlots * THREAD_SLOT_BYTES) / 4);
+  const known = heldSlots.get(layout.arenaId);
+  if (known !== undefined) {
+    if (known.counters.buffer === buffer) return known;
+    const base = known.slot * WORDS_PER_SLOT;
+    if (known.shared || (Atomics.load(owners, base) === known.owner && owners[base + 1] === process.pid)) {
+      const counters = new Float64Array(buffer, layout.statsOffset + known.slot * THREAD_SLOT_BYTES, DOUBLES_PER_SLOT);
+      const claim = { ...known, counters };
+      heldSlots.set(layout.arenaId, claim);
+      return claim;
+    }
+  }
   const header = new Int32Array(buffer, 0, H32_ANON_THREAD_COUNTER + 1);
   const tid = currentThreadId();
   // Without the addon there is no kernel tid; a unique negative id still marks
@@ -97,4 +109,17 @@ export function sumThreadSlots(buffer, layout) {
   }
   totals.threads = threads;
   return totals;
+}
+
+/**
+ * Frees every counter slot but `keep` (their counts stay): after a restart,
+ * the threads that held them are gone.
+ */
+export function releaseThreadSlots(buffer, layout, keep) {
+  const owners = new Int32Array(buffer, layout.statsOffset, layout.threadSlots * WORDS_PER_SLOT);
+  for (let slot = 0; slot < layout.threadSlots; slot++) {
+    if (slot === keep) continue;
+    owners[slot * WORDS_PER_SLOT + 1] = 0;
+    Atomics.store(owners, slot * WORDS_PER_SLOT, 0);
+  }
 }

@@ -151,3 +151,68 @@ export function resolveAttachOptions(options) {
   if (options.codec !== undefined) resolved.codec = checkCodec(options.codec, 'options.codec');
   return resolved;
 }
+
+/** The options of `SharedCache.open(path, options)` beyond those of the constructor. */
+export const OPEN_DEFAULTS = Object.freeze({
+  ...DEFAULTS,
+  /** Replace whatever the file holds with a new, empty arena (needs memoryBytes, and no other process using it). */
+  reset: false,
+  /** File mode of a new arena file. */
+  mode: 0o600,
+  /** Fault every page in when mapping, so first writes do not pay for it. */
+  populate: true,
+});
+
+/** How the options an existing arena file must agree with are stored in its header. */
+const HEADER_NAMES = Object.freeze({
+  memoryBytes: 'memoryBytes',
+  max: 'max',
+  policy: 'policyName',
+  ttl: 'defaultTtl',
+  ttlResolution: 'ttlResolution',
+  sweepIntervalMs: 'sweepIntervalMs',
+  sweepChecks: 'sweepChecks',
+  fetchTimeoutMs: 'fetchTimeoutMs',
+  maxKeyBytes: 'maxKeyBytes',
+  shards: 'shardCount',
+  lockLeaseMs: 'lockLeaseMs',
+});
+
+/**
+ * Validated options for `SharedCache.open(path, options)`: `create` holds the
+ * resolved cache options when memoryBytes was given (the file may be
+ * created), else null; `given` the cache options set explicitly, which an
+ * existing file must agree with (see mismatchedOption).
+ */
+export function resolveOpenOptions(options) {
+  const given = options ?? {};
+  checkObject(given, 'options');
+  rejectUnknown(given, OPEN_DEFAULTS, 'options');
+  const { reset = false, mode = OPEN_DEFAULTS.mode, populate = true, ...cacheOptions } = given;
+  if (typeof reset !== 'boolean') throw new TypeError(`options.reset must be a boolean (got ${describe(reset)})`);
+  if (typeof populate !== 'boolean') throw new TypeError(`options.populate must be a boolean (got ${describe(populate)})`);
+  checkInteger(mode, 'options.mode', 0, 0o777, 'a file mode from 0o600 to 0o777 that lets the owner read and write');
+  if ((mode & 0o600) !== 0o600) {
+    throw new RangeError(`options.mode must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
+  }
+  const defined = Object.fromEntries(Object.entries(cacheOptions).filter(([, value]) => value !== undefined));
+  if (reset && defined.memoryBytes === undefined) {
+    throw new TypeError('options.memoryBytes is required with options.reset: true (the size of the new arena)');
+  }
+  // Without memoryBytes the other options are checked all the same.
+  const resolved = resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...defined });
+  return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate };
+}
+
+/**
+ * The first explicitly given option that differs from the arena `header`
+ * read from a file, as { name, given, stored }, or null.
+ */
+export function mismatchedOption(given, header) {
+  for (const [name, field] of Object.entries(HEADER_NAMES)) {
+    if (!Object.hasOwn(given, name)) continue;
+    if (name === 'shards' && given.shards === 0) continue;
+    if (given[name] !== header[field]) return { name, given: given[name], stored: header[field] };
+  }
+  return null;
+}

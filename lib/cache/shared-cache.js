@@ -24,7 +24,10 @@ import { LatencySampler } from './latency.js';
 import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from './typed-array.js';
-import { checkTtl, resolveAttachOptions, resolveOptions } from './options.js';
+import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
+import { openArenaFile } from '../arena/file.js';
+import { fileWaiting } from '../arena/waiting.js';
+import { mappingFlush, mappingRelease, mappingRetain, requireNative } from '../native.js';
 
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
@@ -33,6 +36,36 @@ const kAttach = Symbol('attach');
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
+}
+
+/** How often fetch() waiters look for a loader's result without a wake (see FlightTable). */
+const FLIGHT_POLL_MS = Object.freeze({ memory: 100, file: 10 });
+
+function settingsOf(resolved) {
+  return {
+    defaultTtl: resolved.ttl,
+    lockLeaseMs: resolved.lockLeaseMs,
+    max: resolved.max,
+    codecName: resolved.codec.name,
+    ttlResolution: resolved.ttlResolution,
+    sweepIntervalMs: resolved.sweepIntervalMs,
+    sweepChecks: resolved.sweepChecks,
+    fetchTimeoutMs: resolved.fetchTimeoutMs,
+  };
+}
+
+function codecMismatch(stored, given, method) {
+  return new ArenaCacheError(
+    codes.ERR_CODEC_MISMATCH,
+    `the cache was created with the codec "${stored}" but ${method} was given "${given}"; pass the same codec in options.codec`,
+  );
+}
+
+function checkPath(path) {
+  if (typeof path !== 'string') throw new TypeError(`path must be a string (got ${describe(path)})`);
+  if (path.length === 0 || path.includes('\0')) {
+    throw new RangeError(`path must be a non-empty file path without NUL characters (got ${describe(path)})`);
+  }
 }
 
 function checkHandle(handle) {
@@ -62,6 +95,8 @@ export class SharedCache {
   #sweepTimer = null;
   #fetcher = null;
   #sampler = null;
+  #path;
+  #mapped;
 
   /**
    * Creates a cache in a new SharedArrayBuffer.
@@ -70,52 +105,82 @@ export class SharedCache {
   constructor(options) {
     let arena;
     let codec;
+    let path = null;
+    let mapped = false;
     const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
     if (attaching) {
-      ({ arena, codec } = options[kAttach]);
+      ({ arena, codec, path, mapped } = options[kAttach]);
     } else {
       const resolved = resolveOptions(options);
       const layout = planLayout({ ...resolved, policy: policyId(resolved.policy) });
-      arena = Arena.create(layout, {
-        defaultTtl: resolved.ttl,
-        lockLeaseMs: resolved.lockLeaseMs,
-        max: resolved.max,
-        codecName: resolved.codec.name,
-        ttlResolution: resolved.ttlResolution,
-        sweepIntervalMs: resolved.sweepIntervalMs,
-        sweepChecks: resolved.sweepChecks,
-        fetchTimeoutMs: resolved.fetchTimeoutMs,
-      });
+      arena = Arena.create(layout, settingsOf(resolved));
       codec = resolved.codec;
     }
     const header = arena.header;
     this.#arena = arena;
     this.#codec = codec;
+    this.#path = path;
+    this.#mapped = mapped;
     this.#defaultTtl = header.defaultTtl;
     // The largest record: a whole main ring.
     this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
     this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
-    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer });
+    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer, path });
     if (header.sweepIntervalMs > 0) this.#sweepTimer = startSweepTimer(arena, arena.owner);
   }
 
   /**
    * Attaches to a cache created in another thread, from its `handle`.
-   * @param {{ type: string, version: number, buffer: SharedArrayBuffer } | SharedArrayBuffer} handle
+   * @param {{ type: string, version: number, buffer: SharedArrayBuffer, path?: string | null } | SharedArrayBuffer} handle
    * @param {{ codec?: object }} [options]
    */
   static attach(handle, options) {
     const buffer = checkHandle(handle);
     const resolved = resolveAttachOptions(options);
-    const arena = Arena.attach(buffer);
-    if (arena.header.codecName !== resolved.codec.name) {
-      throw new ArenaCacheError(
-        codes.ERR_CODEC_MISMATCH,
-        `the cache was created with the codec "${arena.header.codecName}" but attach() was given "${resolved.codec.name}"; ` +
-          'pass the same codec in options.codec',
-      );
+    // A mapped file counts its users in this process (see close()).
+    const mapped = mappingRetain(buffer);
+    try {
+      const arena = Arena.attach(buffer, mapped ? { waiting: fileWaiting } : undefined);
+      if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'attach()');
+      const path = mapped && typeof handle.path === 'string' ? handle.path : null;
+      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped } });
+    } catch (error) {
+      if (mapped) mappingRelease(buffer);
+      throw error;
     }
-    return new SharedCache({ [kAttach]: { arena, codec: resolved.codec } });
+  }
+
+  /**
+   * Opens the cache in the file at `path`, creating it when it does not
+   * exist and options.memoryBytes is given. Every process that opens the
+   * same path shares one cache; reopening after a restart finds its entries.
+   * @param {string} path
+   * @param {import('./options.js').OPEN_DEFAULTS} [options]
+   */
+  static open(path, options) {
+    checkPath(path);
+    const { create, resolved, given, reset, mode, populate } = resolveOpenOptions(options);
+    requireNative('SharedCache.open()');
+    const plan =
+      create === null ? null : () => ({ layout: planLayout({ ...create, policy: policyId(create.policy) }), settings: settingsOf(create) });
+    const { arena, created } = openArenaFile(path, { plan, reset, mode, populate });
+    try {
+      if (!created) {
+        const mismatch = mismatchedOption(given, arena.header);
+        if (mismatch !== null) {
+          throw new ArenaCacheError(
+            codes.ERR_ARENA_MISMATCH,
+            `arena file ${path} was created with options.${mismatch.name} ${describe(mismatch.stored)}, not ${describe(mismatch.given)}; ` +
+              'leave the option out to use the file as it is, or pass { reset: true } to replace it',
+          );
+        }
+        if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'open()');
+      }
+      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped: true } });
+    } catch (error) {
+      mappingRelease(arena.buffer);
+      throw error;
+    }
   }
 
   /**
@@ -305,7 +370,8 @@ export class SharedCache {
     const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
     if (this.#fetcher === null) {
       const arena = this.#arena;
-      this.#fetcher = new Fetcher(this, new FlightTable(arena.buffer, arena.header, arena.owner), arena.counters, arena.header.fetchTimeoutMs);
+      const flights = new FlightTable(arena.buffer, arena.header, arena.owner, this.#mapped ? FLIGHT_POLL_MS.file : FLIGHT_POLL_MS.memory);
+      this.#fetcher = new Fetcher(this, flights, arena.counters, arena.header.fetchTimeoutMs);
     }
     return this.#fetcher.fetch(key, keyId, keys.hash, loader, setOptions);
   }
@@ -358,13 +424,37 @@ export class SharedCache {
   /**
    * Closes this instance: stops its sweeper timer (another thread takes the
    * sweeping over) and makes further calls throw ERR_CACHE_CLOSED. Other
-   * threads' instances and the entries are not affected.
+   * threads' instances and the entries are not affected. For a file-backed
+   * cache, the last instance of this process to close unmaps the file.
    */
   close() {
     if (this.#closed) return;
     this.#closed = true;
     this.#sweepTimer?.stop();
     this.#sweepTimer = null;
+    if (this.#mapped) mappingRelease(this.#arena.buffer);
+  }
+
+  /**
+   * Writes a file-backed cache's memory back to its file and waits until the
+   * file is durable (msync and fdatasync, off the event loop). Entries are
+   * shared through the mapping at once either way; flush() is about surviving
+   * a machine crash. For an in-memory cache there is nothing to write.
+   * @returns {Promise<void>}
+   */
+  async flush() {
+    if (this.#closed) throw closedError();
+    if (!this.#mapped) return;
+    try {
+      await mappingFlush(this.#arena.buffer);
+    } catch (cause) {
+      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `could not flush arena file ${this.#path ?? '(attached)'}: ${cause.message}`, { cause });
+    }
+  }
+
+  /** The arena file's path for a file-backed cache, null for an in-memory one. */
+  get path() {
+    return this.#path;
   }
 
   /** Whether close() was called on this instance. */

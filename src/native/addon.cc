@@ -2,12 +2,16 @@
 // Each capability is one class in its own .cc/.h pair; this file wires them up.
 #include <napi.h>
 
+#include "futex.h"
+#include "mapped_file.h"
 #include "thread_identity.h"
 
 static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
   arenacache::ThreadIdentity::Init(env, exports);
+  arenacache::MappedFile::Init(env, exports);
+  arenacache::Futex::Init(env, exports);
   // Bumped whenever the JS wrappers in lib/native.js need a different addon.
-  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  exports.Set("abiVersion", Napi::Number::New(env, 2));
   return exports;
 }
 

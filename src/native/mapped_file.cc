@@ -1,0 +1,278 @@
+#include "mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "errors.h"
+#include "external_shared_buffer.h"
+
+namespace arenacache {
+
+namespace {
+
+struct Mapping {
+  void* address;
+  size_t length;
+  int fd;
+  int users;
+  bool released;
+};
+
+// Every live mapping of this process by its address (shared by all threads:
+// a buffer created in one worker is released or flushed from another).
+std::mutex registryMutex;
+std::unordered_map<uintptr_t, Mapping*> registry;
+
+void DeleteMapping(void* /*data*/, size_t /*length*/, void* hint) {
+  Mapping* mapping = static_cast<Mapping*>(hint);
+  {
+    std::lock_guard<std::mutex> guard(registryMutex);
+    registry.erase(reinterpret_cast<uintptr_t>(mapping->address));
+  }
+  munmap(mapping->address, mapping->length);
+  if (!mapping->released) close(mapping->fd);
+  delete mapping;
+}
+
+// The data pointer of a typed array (over an ArrayBuffer or a SharedArrayBuffer).
+void* ViewData(Napi::Env env, Napi::Value view) {
+  void* data = nullptr;
+  size_t length = 0;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t offset = 0;
+  if (napi_get_typedarray_info(env, view, &type, &length, &data, &buffer, &offset) != napi_ok) return nullptr;
+  return data;
+}
+
+Napi::Value OpenResult(Napi::Env env, int fd, bool created) {
+  Napi::Array result = Napi::Array::New(env, 2);
+  result.Set(0u, Napi::Number::New(env, fd));
+  result.Set(1u, Napi::Boolean::New(env, created));
+  return result;
+}
+
+int FdArg(const Napi::CallbackInfo& info, size_t i) { return info[i].As<Napi::Number>().Int32Value(); }
+
+class FlushWorker : public Napi::AsyncWorker {
+ public:
+  FlushWorker(Napi::Env env, Napi::Object view, void* address, size_t length, int fd)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), address_(address), length_(length),
+        fd_(fd) {
+    // Keeps the buffer (and so the mapping) alive until the flush is done.
+    view_ = Napi::Persistent(view);
+  }
+  ~FlushWorker() override {
+    if (fd_ >= 0) close(fd_);
+  }
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    if (msync(address_, length_, MS_SYNC) != 0) {
+      error_ = errno;
+      syscall_ = "msync";
+    } else if (fdatasync(fd_) != 0) {
+      error_ = errno;
+      syscall_ = "fdatasync";
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    if (error_ == 0) {
+      deferred_.Resolve(env.Undefined());
+      return;
+    }
+    // ThrowErrno builds the error; take it back off the pending exception.
+    ThrowErrno(env, syscall_, error_);
+    Napi::Error e = env.GetAndClearPendingException();
+    deferred_.Reject(e.Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference view_;
+  void* address_;
+  size_t length_;
+  int fd_;
+  int error_ = 0;
+  const char* syscall_ = "";
+};
+
+}  // namespace
+
+void MappedFile::Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("fileOpen", Napi::Function::New(env, Open, "fileOpen"));
+  exports.Set("fileStat", Napi::Function::New(env, Stat, "fileStat"));
+  exports.Set("fileLock", Napi::Function::New(env, Lock, "fileLock"));
+  exports.Set("fileResize", Napi::Function::New(env, Resize, "fileResize"));
+  exports.Set("fileMap", Napi::Function::New(env, Map, "fileMap"));
+  exports.Set("fileClose", Napi::Function::New(env, Close, "fileClose"));
+  exports.Set("mappingRetain", Napi::Function::New(env, Retain, "mappingRetain"));
+  exports.Set("mappingRelease", Napi::Function::New(env, Release, "mappingRelease"));
+  exports.Set("mappingFlush", Napi::Function::New(env, Flush, "mappingFlush"));
+}
+
+// Arguments are validated in lib/native.js.
+Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  const int createMode = info[1].As<Napi::Number>().Int32Value();
+  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
+  for (;;) {
+    int fd = open(path.c_str(), flags);
+    if (fd >= 0) return OpenResult(env, fd, false);
+    if (errno != ENOENT || createMode <= 0) return ThrowErrno(env, "open", errno);
+    fd = open(path.c_str(), flags | O_CREAT | O_EXCL, static_cast<mode_t>(createMode));
+    if (fd >= 0) {
+      // The umask may have cleared bits of the requested mode; set it exactly.
+      if (fchmod(fd, static_cast<mode_t>(createMode)) != 0) {
+        const int error = errno;
+        close(fd);
+        return ThrowErrno(env, "fchmod", error);
+      }
+      return OpenResult(env, fd, true);
+    }
+    // Someone else created it between the two opens: open theirs.
+    if (errno != EEXIST) return ThrowErrno(env, "open", errno);
+  }
+}
+
+Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  struct stat st;
+  if (fstat(FdArg(info, 0), &st) != 0) return ThrowErrno(env, "fstat", errno);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("size", Napi::Number::New(env, static_cast<double>(st.st_size)));
+  result.Set("uid", Napi::Number::New(env, st.st_uid));
+  result.Set("euid", Napi::Number::New(env, geteuid()));
+  result.Set("mode", Napi::Number::New(env, st.st_mode & 07777));
+  result.Set("regular", Napi::Boolean::New(env, S_ISREG(st.st_mode)));
+  result.Set("dev", Napi::Number::New(env, static_cast<double>(st.st_dev)));
+  result.Set("ino", Napi::Number::New(env, static_cast<double>(st.st_ino)));
+  return result;
+}
+
+Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int fd = FdArg(info, 0);
+  const int kind = info[1].As<Napi::Number>().Int32Value();
+  const bool wait = info[2].As<Napi::Boolean>().Value();
+  struct flock lock = {};
+  lock.l_type = kind == 0 ? F_UNLCK : kind == 1 ? F_RDLCK : F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 0;  // the whole file, however long
+  for (;;) {
+    if (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0) return Napi::Boolean::New(env, true);
+    if (errno == EINTR) continue;
+    if (!wait && (errno == EAGAIN || errno == EACCES)) return Napi::Boolean::New(env, false);
+    return ThrowErrno(env, "fcntl(F_OFD_SETLK)", errno);
+  }
+}
+
+Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int fd = FdArg(info, 0);
+  const off_t size = static_cast<off_t>(info[1].As<Napi::Number>().Int64Value());
+  if (ftruncate(fd, size) != 0) return ThrowErrno(env, "ftruncate", errno);
+  // Reserve the blocks now: on tmpfs (/dev/shm) a sparse file would fault
+  // with SIGBUS on first write once memory runs out.
+  const int error = size > 0 ? posix_fallocate(fd, 0, size) : 0;
+  if (error != 0 && error != EOPNOTSUPP) return ThrowErrno(env, "posix_fallocate", error);
+  return env.Undefined();
+}
+
+Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int fd = FdArg(info, 0);
+  const size_t length = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
+  const bool populate = info[2].As<Napi::Boolean>().Value();
+  void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (address == MAP_FAILED) return ThrowErrno(env, "mmap", errno);
+  if (populate) {
+    // Fault every page in writable now, so that first touches do not
+    // dominate the first writes. Older kernels lack it: then pages fault in
+    // on first use, which is only slower.
+    madvise(address, length, MADV_POPULATE_WRITE);
+  }
+  Mapping* mapping = new Mapping{address, length, fd, 1, false};
+  {
+    std::lock_guard<std::mutex> guard(registryMutex);
+    registry[reinterpret_cast<uintptr_t>(address)] = mapping;
+  }
+  return NewExternalSharedArrayBuffer(env, address, length, DeleteMapping, mapping);
+}
+
+Napi::Value MappedFile::Close(const Napi::CallbackInfo& info) {
+  if (close(FdArg(info, 0)) != 0) return ThrowErrno(info.Env(), "close", errno);
+  return info.Env().Undefined();
+}
+
+Napi::Value MappedFile::Retain(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = ViewData(env, info[0]);
+  std::lock_guard<std::mutex> guard(registryMutex);
+  auto found = registry.find(reinterpret_cast<uintptr_t>(data));
+  if (found == registry.end() || found->second->released) return Napi::Boolean::New(env, false);
+  found->second->users++;
+  return Napi::Boolean::New(env, true);
+}
+
+Napi::Value MappedFile::Release(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = ViewData(env, info[0]);
+  std::lock_guard<std::mutex> guard(registryMutex);
+  auto found = registry.find(reinterpret_cast<uintptr_t>(data));
+  if (found == registry.end() || found->second->released) return Napi::Number::New(env, -1);
+  Mapping* mapping = found->second;
+  if (--mapping->users > 0) return Napi::Number::New(env, mapping->users);
+  // Replace the file's pages with zeroed private memory at the same address:
+  // the file is no longer mapped (its descriptor and lock are closed below),
+  // yet a stale view in this process reads zeros instead of faulting. The
+  // range itself is unmapped when V8 frees the last buffer over it.
+  void* replaced = mmap(mapping->address, mapping->length, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  if (replaced == MAP_FAILED) {
+    mapping->users++;
+    return ThrowErrno(env, "mmap(MAP_FIXED)", errno);
+  }
+  close(mapping->fd);
+  mapping->released = true;
+  return Napi::Number::New(env, 0);
+}
+
+Napi::Value MappedFile::Flush(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = ViewData(env, info[0]);
+  void* address = nullptr;
+  size_t length = 0;
+  int fd = -1;
+  {
+    std::lock_guard<std::mutex> guard(registryMutex);
+    auto found = registry.find(reinterpret_cast<uintptr_t>(data));
+    if (found != registry.end() && !found->second->released) {
+      address = found->second->address;
+      length = found->second->length;
+      // A descriptor of its own, so a release during the flush cannot close it under us.
+      fd = fcntl(found->second->fd, F_DUPFD_CLOEXEC, 0);
+      if (fd < 0) return ThrowErrno(env, "fcntl(F_DUPFD_CLOEXEC)", errno);
+    }
+  }
+  if (fd < 0) return ThrowErrno(env, "msync", EINVAL);
+  FlushWorker* worker = new FlushWorker(env, info[0].As<Napi::Object>(), address, length, fd);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+}  // namespace arenacache

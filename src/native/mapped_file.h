@@ -1,0 +1,55 @@
+// MappedFile: a file mapped into memory as a SharedArrayBuffer, so that every
+// process that maps the same file (and every worker thread it hands the
+// buffer to) shares one arena.
+//
+// The steps are separate so that lib/arena/file.js can order them around the
+// file lock: open (never following a symlink), inspect, lock (an OFD lock,
+// released by the kernel when the process dies), size (allocating the blocks,
+// so a full tmpfs fails here with ENOSPC rather than with SIGBUS on first
+// touch), map (one backing store per mapping), and finally release or flush.
+//
+// A mapping owns its file descriptor: the descriptor (and with it the OFD
+// lock that tells later openers the file is in use) lives exactly as long as
+// the mapping does.
+#pragma once
+
+#include <napi.h>
+
+namespace arenacache {
+
+class MappedFile {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+
+ private:
+  // fileOpen(path, createMode) -> [fd, created]: opens read-write without
+  // following a final symlink; with createMode > 0, creates the file with
+  // that mode if it does not exist.
+  static Napi::Value Open(const Napi::CallbackInfo& info);
+  // fileStat(fd) -> { size, uid, euid, mode, regular }
+  static Napi::Value Stat(const Napi::CallbackInfo& info);
+  // fileLock(fd, kind, wait) -> boolean: kind 0 unlocks, 1 shared, 2
+  // exclusive (whole-file OFD lock; converting is atomic). false when it
+  // would block and `wait` is false.
+  static Napi::Value Lock(const Napi::CallbackInfo& info);
+  // fileResize(fd, size): sets the length and allocates every block.
+  static Napi::Value Resize(const Napi::CallbackInfo& info);
+  // fileMap(fd, size, populate) -> SharedArrayBuffer. On success the mapping
+  // owns fd; on failure the caller still does.
+  static Napi::Value Map(const Napi::CallbackInfo& info);
+  // fileClose(fd)
+  static Napi::Value Close(const Napi::CallbackInfo& info);
+  // mappingRetain(view) -> boolean: one more user of the mapping `view`
+  // starts at; false if it is not a mapping (an in-memory arena).
+  static Napi::Value Retain(const Napi::CallbackInfo& info);
+  // mappingRelease(view) -> number: one user fewer; at zero the file is
+  // unmapped (the address range is replaced by zeroed private memory, so
+  // views still held read zeros instead of faulting) and its descriptor and
+  // lock are closed. Returns the users left, or -1 if not a mapping.
+  static Napi::Value Release(const Napi::CallbackInfo& info);
+  // mappingFlush(view) -> Promise: msync(MS_SYNC) and fdatasync on a worker
+  // thread; rejects with the errno error.
+  static Napi::Value Flush(const Napi::CallbackInfo& info);
+};
+
+}  // namespace arenacache

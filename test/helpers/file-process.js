@@ -1,0 +1,98 @@
+// A child process for the file-backed arena tests (started with fork(); its
+// one argument is a JSON object naming the mode and its settings). Reports
+// to the parent over IPC.
+//
+//   hammer    get/set/delete on shared keys with self-checking values until
+//             the parent sends 'stop'; reports counts and the slowest op
+//   writer    writes large values to shared keys in a tight loop, forever
+//             (the parent kills it with SIGKILL in the middle of writes)
+//   hold-lock takes a shard's lock and waits there to be killed
+//   put       sets keys to checked values, flushes, exits
+//   get       reads keys and reports which were there and whole
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import { openArenaFile } from '../../lib/arena/file.js';
+import { SharedCache } from '../../lib/index.js';
+import { checkValue, makeValue } from './checked-value.js';
+import { seededRandom } from './random.js';
+
+const settings = JSON.parse(process.argv[2]);
+const { mode, path } = settings;
+
+async function hammer() {
+  const cache = SharedCache.open(path);
+  const random = seededRandom(settings.seed);
+  const counts = { ops: 0, sets: 0, hits: 0, misses: 0, ok: 0, torn: 0, foreign: 0, slowestMs: 0 };
+  let stop = false;
+  process.on('message', (message) => {
+    if (message === 'stop') stop = true;
+  });
+  process.send({ ready: true });
+  let sequence = 0;
+  while (!stop) {
+    for (let i = 0; i < 64; i++) {
+      const key = settings.keys[random.int(settings.keys.length)];
+      const started = performance.now();
+      if (random() < 0.3) {
+        cache.set(key, makeValue(key, settings.writer, ++sequence, 20 + random.int(settings.maxLength)));
+        counts.sets++;
+      } else if (random() < 0.1) {
+        cache.delete(key);
+      } else {
+        const value = cache.get(key);
+        if (value === undefined) counts.misses++;
+        else {
+          counts.hits++;
+          counts[checkValue(key, value)]++;
+        }
+      }
+      counts.slowestMs = Math.max(counts.slowestMs, performance.now() - started);
+      counts.ops++;
+    }
+    await yieldToEvents();
+  }
+  process.send({ counts, stats: cache.stats(), verify: cache.verify() });
+  cache.close();
+  // The 'message' listener would keep the IPC channel, and so the process, alive.
+  process.disconnect();
+}
+
+function writer() {
+  const cache = SharedCache.open(path);
+  const random = seededRandom(settings.seed);
+  const values = settings.keys.map((key, i) => makeValue(key, settings.writer, i, settings.minLength + random.int(settings.maxLength - settings.minLength)));
+  process.send({ ready: true });
+  for (let round = 0; ; round++) {
+    const i = random.int(settings.keys.length);
+    cache.set(settings.keys[i], values[i]);
+  }
+}
+
+function holdLock() {
+  const { arena } = openArenaFile(path, { plan: null, reset: false, mode: 0o600, populate: false });
+  arena.lock.acquire(arena.shards[settings.shard]);
+  process.send({ locked: true });
+  // Stay inside the critical section until killed.
+  setInterval(() => {}, 1000);
+}
+
+async function put() {
+  const cache = SharedCache.open(path, settings.options);
+  for (const key of settings.keys) cache.set(key, makeValue(key, settings.writer, 1, settings.length));
+  await cache.flush();
+  process.send({ done: true, stats: cache.stats() });
+  cache.close();
+}
+
+function get() {
+  const cache = SharedCache.open(path);
+  const found = {};
+  for (const key of settings.keys) {
+    const value = cache.get(key);
+    found[key] = value === undefined ? 'missing' : checkValue(key, value);
+  }
+  process.send({ found, stats: cache.stats() });
+  cache.close();
+}
+
+const modes = { hammer, writer, 'hold-lock': holdLock, put, get };
+await modes[mode]();
