@@ -1,12 +1,16 @@
 // Loads the native addon: a prebuilt binary from prebuilds/<platform>-<arch>/
-// first, then the local build in build/Release (both through node-gyp-build).
+// for this Node ABI first (chosen by node-gyp-build's rules), then the local
+// build in build/Release. (node-gyp-build's own loader tries the local build
+// first; a package that ships prebuilds wants them used.)
 // When neither loads, the in-memory cache still works; the features that need
 // the addon throw ERR_NATIVE_UNAVAILABLE with the reason recorded here.
 //
 // Every wrapper below checks its arguments, so the C++ side sees only
 // validated values.
 
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArenaCacheError, codes, describe } from './errors.js';
 
@@ -14,32 +18,64 @@ const require = createRequire(import.meta.url);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const EXPECTED_ABI = 2;
 
+const BUILD_HINT = 'run "npm rebuild arenacache", which needs python3, make and a C++ compiler';
+
+/** The prebuild in prebuilds/<platform>-<arch>/ that fits this Node (its ABI), or null. */
+function findPrebuild() {
+  const gypBuild = require('node-gyp-build');
+  const folders = readdirOrEmpty(path.join(packageRoot, 'prebuilds')).map(gypBuild.parseTuple);
+  const folder = folders.filter(gypBuild.matchTuple(process.platform, process.arch)).sort(gypBuild.compareTuples)[0];
+  if (folder === undefined) return null;
+  const directory = path.join(packageRoot, 'prebuilds', folder.name);
+  const files = readdirOrEmpty(directory).map(gypBuild.parseTags).filter(Boolean);
+  const best = files.filter(gypBuild.matchTags('node', process.versions.modules)).sort(gypBuild.compareTags('node'))[0];
+  return best === undefined ? null : path.join(directory, best.file);
+}
+
+function readdirOrEmpty(directory) {
+  try {
+    return readdirSync(directory);
+  } catch {
+    return [];
+  }
+}
+
+// A prebuilt binary first (what a published package ships), then the local
+// build that `npm install` made; each failure is remembered for the reason.
 function load() {
   if (process.env.ARENACACHE_NATIVE === 'off') {
     return { addon: null, reason: 'disabled by the environment variable ARENACACHE_NATIVE=off' };
   }
-  let addon;
-  try {
-    addon = require('node-gyp-build')(packageRoot);
-  } catch (error) {
-    return {
-      addon: null,
-      reason:
-        `no prebuilt binary for ${process.platform}-${process.arch} and no local build ` +
-        `(${error.message.split('\n')[0]}); run "npm rebuild arenacache", which needs ` +
-        'python3, make and a C++ compiler',
-    };
+  const candidates = [findPrebuild(), path.join(packageRoot, 'build', 'Release', 'arenacache.node')];
+  const failures = [];
+  for (const binary of candidates) {
+    if (binary === null || !existsSync(binary)) continue;
+    let addon;
+    try {
+      addon = require(binary);
+    } catch (error) {
+      failures.push(`${binary} did not load (${error.message.split('\n')[0]})`);
+      continue;
+    }
+    if (addon.abiVersion !== EXPECTED_ABI) {
+      failures.push(`${binary} is stale (abi ${addon.abiVersion}, expected ${EXPECTED_ABI})`);
+      continue;
+    }
+    return { addon, reason: null, binary };
   }
-  if (addon.abiVersion !== EXPECTED_ABI) {
-    return {
-      addon: null,
-      reason: `the native build is stale (abi ${addon.abiVersion}, expected ${EXPECTED_ABI}); run "npm rebuild arenacache"`,
-    };
-  }
-  return { addon, reason: null };
+  if (failures.length > 0) return { addon: null, reason: `${failures.join('; ')}; ${BUILD_HINT}` };
+  return {
+    addon: null,
+    reason:
+      `no prebuilt binary for ${process.platform}-${process.arch} (Node ABI ${process.versions.modules}) ` +
+      `in prebuilds/ and no local build in build/Release; ${BUILD_HINT}`,
+  };
 }
 
-const { addon, reason } = load();
+const { addon, reason, binary = null } = load();
+
+/** The path of the addon binary that loaded (a prebuild or build/Release), or null. */
+export const nativeBinary = binary;
 
 /** True when the native addon loaded. */
 export const nativeAvailable = addon !== null;
@@ -158,11 +194,18 @@ export function fileResize(fd, size) {
   requireNative('fileResize()').fileResize(fd, size);
 }
 
-/** Maps `size` bytes of the file as a SharedArrayBuffer; the mapping then owns `fd`. */
+export const POPULATE_NONE = 0;
+export const POPULATE_READ = 1;
+export const POPULATE_WRITE = 2;
+
+/** Maps `size` bytes of the file as a SharedArrayBuffer (prefaulting as `populate` says); the mapping then owns `fd`. */
 export function fileMap(fd, size, populate) {
   checkFd(fd);
   if (!Number.isSafeInteger(size) || size <= 0) throw new RangeError(`size must be a positive integer (got ${describe(size)})`);
-  return requireNative('fileMap()').fileMap(fd, size, populate === true);
+  if (populate !== POPULATE_NONE && populate !== POPULATE_READ && populate !== POPULATE_WRITE) {
+    throw new RangeError(`populate must be 0, 1 or 2 (got ${describe(populate)})`);
+  }
+  return requireNative('fileMap()').fileMap(fd, size, populate);
 }
 
 export function fileClose(fd) {

@@ -10,21 +10,22 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { localNodeDir } from './node-headers.js';
 
-const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const required = process.env.ARENACACHE_REQUIRE_NATIVE === '1';
 
+// Asks the runtime loader itself (in a fresh process, so that a binary built
+// just now is seen), so install and runtime agree on what "loads" means:
+// the right Node ABI and the addon ABI that lib/native.js expects.
 function loads() {
-  try {
-    const addon = require('node-gyp-build')(root);
-    return typeof addon.currentThreadId === 'function';
-  } catch {
-    return false;
-  }
+  const probe = `import(${JSON.stringify(new URL('../lib/native.js', import.meta.url).href)})` +
+    '.then((n) => process.exit(n.nativeAvailable ? 0 : 1), () => process.exit(1))';
+  const env = { ...process.env };
+  delete env.ARENACACHE_NATIVE;
+  return spawnSync(process.execPath, ['--input-type=module', '-e', probe], { env, stdio: 'ignore' }).status === 0;
 }
 
 function nodeGypCommand() {
@@ -32,12 +33,6 @@ function nodeGypCommand() {
   if (existsSync(local)) return [process.execPath, local];
   if (process.env.npm_config_node_gyp) return [process.execPath, process.env.npm_config_node_gyp];
   return ['node-gyp'];
-}
-
-function localNodeDir() {
-  if (process.env.npm_config_nodedir) return null;
-  const prefix = path.resolve(path.dirname(process.execPath), '..');
-  return existsSync(path.join(prefix, 'include', 'node', 'node_api.h')) ? prefix : null;
 }
 
 if (process.env.ARENACACHE_SKIP_BUILD === '1') {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { currentThreadId, isProcessAlive, isThreadAlive, nativeAvailable, nativeUnavailableReason, requireNative } from '../lib/native.js';
+import { currentThreadId, isProcessAlive, isThreadAlive, nativeAvailable, nativeBinary, nativeUnavailableReason, requireNative } from '../lib/native.js';
 
 test('the native addon is built and loads (set ARENACACHE_NATIVE=off to run without it)', () => {
   if (process.env.ARENACACHE_NATIVE === 'off') return;
@@ -67,6 +67,7 @@ test('without the addon the cache works and native features say why they are una
     message:
       'SharedCache.open() needs the arenacache native addon, which is unavailable: disabled by the environment variable ARENACACHE_NATIVE=off',
   });
+  assert.equal(result.fileCreated, false, 'open() without the addon leaves no file behind');
 });
 
 test('a package without a prebuilt binary or a local build explains why the addon is missing', () => {
@@ -84,10 +85,61 @@ test('a package without a prebuilt binary or a local build explains why the addo
     assert.match(
       result.reason,
       new RegExp(
-        `^no prebuilt binary for ${process.platform}-${process.arch} and no local build \\(.+\\); ` +
-          'run "npm rebuild arenacache", which needs python3, make and a C\\+\\+ compiler$',
+        `^no prebuilt binary for ${process.platform}-${process.arch} \\(Node ABI ${process.versions.modules}\\) in prebuilds/ ` +
+          'and no local build in build/Release; run "npm rebuild arenacache", which needs python3, make and a C\\+\\+ compiler$',
       ),
     );
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
+
+test('the loader prefers a prebuilt binary for this Node ABI to the local build', { skip: !nativeAvailable && 'native addon unavailable' }, () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-prebuild-'));
+  try {
+    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    // What `npm run prebuild` writes (here a copy of the local build, to keep the test fast).
+    const folder = path.join(copy, 'prebuilds', `${process.platform}-${process.arch}`);
+    const prebuilt = path.join(folder, `arenacache.abi${process.versions.modules}.node`);
+    cpSync(nativeBinary, prebuilt);
+    // A prebuild for another Node ABI is passed over.
+    cpSync(nativeBinary, path.join(folder, 'arenacache.abi1.node'));
+    cpSync(path.join(root, 'build'), path.join(copy, 'build'), { recursive: true });
+    const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
+    const env = { ...process.env };
+    delete env.ARENACACHE_NATIVE;
+    const result = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    assert.equal(result.available, true, result.reason);
+    assert.equal(result.binary, prebuilt);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
+
+test('a prebuild that does not load is reported, and the local build is used instead', { skip: !nativeAvailable && 'native addon unavailable' }, () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bad-prebuild-'));
+  try {
+    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    const folder = path.join(copy, 'prebuilds', `${process.platform}-${process.arch}`);
+    mkdirSync(folder, { recursive: true });
+    const broken = path.join(folder, `arenacache.abi${process.versions.modules}.node`);
+    writeFileSync(broken, 'not a shared object');
+    const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
+    const env = { ...process.env };
+    delete env.ARENACACHE_NATIVE;
+    const withoutBuild = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    assert.equal(withoutBuild.available, false);
+    assert.ok(withoutBuild.reason.startsWith(`${broken} did not load (`), withoutBuild.reason);
+    cpSync(path.join(root, 'build'), path.join(copy, 'build'), { recursive: true });
+    const withBuild = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    assert.equal(withBuild.available, true);
+    assert.equal(withBuild.binary, path.join(copy, 'build', 'Release', 'arenacache.node'));
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }

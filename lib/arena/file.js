@@ -31,6 +31,9 @@ import {
   LOCK_EXCLUSIVE,
   LOCK_SHARED,
   mappingRelease,
+  POPULATE_NONE,
+  POPULATE_READ,
+  POPULATE_WRITE,
 } from '../native.js';
 import { Arena } from './arena.js';
 import { HEADER_BYTES } from './layout.js';
@@ -174,7 +177,7 @@ export function openArenaFile(path, { plan, reset, mode, populate }) {
       // Drop the old contents (a reset), then size and allocate: all zeros.
       if (size > 0) resize(path, fd, 0);
       resize(path, fd, layout.memoryBytes);
-      buffer = map(path, fd, layout.memoryBytes, populate);
+      buffer = map(path, fd, layout.memoryBytes, populate ? POPULATE_WRITE : POPULATE_NONE);
       arena = Arena.initialize(buffer, layout, settings, { waiting: fileWaiting });
     } else {
       if (size < HEADER_BYTES) {
@@ -183,7 +186,7 @@ export function openArenaFile(path, { plan, reset, mode, populate }) {
           `arena file ${path} is ${size} bytes, too small for an arena header; open it with { reset: true } to replace it with a new arena`,
         );
       }
-      buffer = map(path, fd, size, populate);
+      buffer = map(path, fd, size, populate ? POPULATE_READ : POPULATE_NONE);
       arena = attach(path, buffer);
       if (sole) recoveredShards = arena.recoverAfterRestart();
     }

@@ -196,15 +196,16 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const int fd = FdArg(info, 0);
   const size_t length = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
-  const bool populate = info[2].As<Napi::Boolean>().Value();
+  const int populate = info[2].As<Napi::Number>().Int32Value();
   void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (address == MAP_FAILED) return ThrowErrno(env, "mmap", errno);
-  if (populate) {
-    // Fault every page in writable now, so that first touches do not
-    // dominate the first writes. Older kernels lack it: then pages fault in
-    // on first use, which is only slower.
-    madvise(address, length, MADV_POPULATE_WRITE);
-  }
+  // Fault the pages in now, so that first touches do not dominate the first
+  // operations: writable for a new arena (all of it is about to be written),
+  // readable for an existing one (writable would mark every page of a disk
+  // file dirty, to be written back in full). Kernels before 5.14 lack these:
+  // then pages fault in on first use, which is only slower.
+  if (populate == 2) madvise(address, length, MADV_POPULATE_WRITE);
+  if (populate == 1) madvise(address, length, MADV_POPULATE_READ);
   Mapping* mapping = new Mapping{address, length, fd, 1, false};
   {
     std::lock_guard<std::mutex> guard(registryMutex);

@@ -34,8 +34,9 @@ class MappedFile {
   static Napi::Value Lock(const Napi::CallbackInfo& info);
   // fileResize(fd, size): sets the length and allocates every block.
   static Napi::Value Resize(const Napi::CallbackInfo& info);
-  // fileMap(fd, size, populate) -> SharedArrayBuffer. On success the mapping
-  // owns fd; on failure the caller still does.
+  // fileMap(fd, size, populate) -> SharedArrayBuffer; populate 0 leaves pages
+  // to fault in on use, 1 prefaults them readable, 2 writable. On success the
+  // mapping owns fd; on failure the caller still does.
   static Napi::Value Map(const Napi::CallbackInfo& info);
   // fileClose(fd)
   static Napi::Value Close(const Napi::CallbackInfo& info);

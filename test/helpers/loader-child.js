@@ -2,4 +2,4 @@
 // what the loader concluded.
 const root = process.argv[2];
 const native = await import(new URL('lib/native.js', `file://${root}/`).href);
-console.log(JSON.stringify({ available: native.nativeAvailable, reason: native.nativeUnavailableReason }));
+console.log(JSON.stringify({ available: native.nativeAvailable, reason: native.nativeUnavailableReason, binary: native.nativeBinary }));

@@ -1,16 +1,25 @@
 // Run with ARENACACHE_NATIVE=off: the in-memory cache works, native features
 // explain why they are unavailable.
-import { currentThreadId, isThreadAlive, nativeAvailable, nativeUnavailableReason, requireNative } from '../../lib/native.js';
+import { statSync } from 'node:fs';
+import { currentThreadId, isThreadAlive, nativeAvailable, nativeUnavailableReason } from '../../lib/native.js';
 import { SharedCache } from '../../lib/index.js';
 
 const cache = new SharedCache({ memoryBytes: 2 ** 20 });
 cache.set('k', { works: true });
 let error = null;
+const path = `/dev/shm/arenacache-native-off-${process.pid}.arena`;
 try {
-  requireNative('SharedCache.open()');
+  SharedCache.open(path, { memoryBytes: 2 ** 20 });
 } catch (e) {
   error = { name: e.name, code: e.code, message: e.message };
 }
+let fileCreated = true;
+try {
+  statSync(path);
+} catch {
+  fileCreated = false;
+}
+await cache.flush();
 console.log(
   JSON.stringify({
     nativeAvailable,
@@ -19,5 +28,6 @@ console.log(
     tid: currentThreadId(),
     alive: isThreadAlive(process.pid, 1),
     error,
+    fileCreated,
   }),
 );

@@ -1,0 +1,107 @@
+// Opening a file that is not a sound arena: every case is an ArenaCacheError
+// with its own code, nothing is changed, and { reset: true } recovers.
+import assert from 'node:assert/strict';
+import { closeSync, openSync, readFileSync, readSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import test from 'node:test';
+import { headerFieldIndex } from '../lib/arena/layout.js';
+import { nativeAvailable } from '../lib/native.js';
+import { SharedCache } from '../lib/index.js';
+import { arenaPath } from './helpers/arena-files.js';
+
+const MiB = 2 ** 20;
+const skip = !nativeAvailable && 'native addon unavailable';
+const RESET_HINT = 'open it with { reset: true } to replace it with a new arena';
+
+function makeArena(t) {
+  const path = arenaPath(t);
+  const cache = SharedCache.open(path, { memoryBytes: MiB });
+  cache.set('k', 'v');
+  cache.close();
+  return path;
+}
+
+function writeAt(path, offset, bytes) {
+  const fd = openSync(path, 'r+');
+  writeSync(fd, bytes, 0, bytes.length, offset);
+  closeSync(fd);
+}
+
+const cases = [
+  {
+    name: 'a file of another kind',
+    damage: (path) => writeFileSync(path, Buffer.alloc(64 * 1024, 'not an arena, just text. '), { mode: 0o600 }),
+    code: 'ERR_ARENA_NOT_ARENA',
+    message: (path) => `arena file ${path}: buffer is not an arena: magic is 0x20746f6e, expected 0x434e5241; ${RESET_HINT}`,
+  },
+  {
+    name: 'a file too small for the magic',
+    damage: (path) => truncateSync(path, 8),
+    code: 'ERR_ARENA_NOT_ARENA',
+    message: (path) => `arena file ${path} is 8 bytes, too small for an arena header; ${RESET_HINT}`,
+  },
+  {
+    name: 'a file cut inside its header',
+    damage: (path) => truncateSync(path, 1000),
+    code: 'ERR_ARENA_TRUNCATED',
+    message: (path) => `arena file ${path} is 1000 bytes, too small for an arena header; ${RESET_HINT}`,
+  },
+  {
+    name: 'a file cut short of its arena',
+    damage: (path) => truncateSync(path, MiB / 2),
+    code: 'ERR_ARENA_TRUNCATED',
+    message: (path) => `arena file ${path}: arena is truncated: its header describes ${MiB} bytes but the buffer has ${MiB / 2}; ${RESET_HINT}`,
+  },
+  {
+    name: 'another layout version',
+    damage: (path) => writeAt(path, 4, Buffer.from([1, 0, 0, 0])),
+    code: 'ERR_ARENA_VERSION',
+    message: (path) => `arena file ${path}: arena layout version 1 is not supported; this arenacache reads version 2; ${RESET_HINT}`,
+  },
+  {
+    name: 'a damaged header field',
+    damage: (path) => {
+      const field = Buffer.alloc(8);
+      field.writeDoubleLE(12345);
+      writeAt(path, headerFieldIndex('shardCount') * 8, field);
+    },
+    code: 'ERR_ARENA_CORRUPT',
+    message: (path) => `arena file ${path}: arena header checksum does not match: the header was overwritten or damaged; ${RESET_HINT}`,
+  },
+];
+
+for (const { name, damage, code, message } of cases) {
+  test(`${name}: ${code}, the file untouched, and reset recovers`, { skip }, (t) => {
+    const path = makeArena(t);
+    damage(path);
+    const before = readFileSync(path);
+    assert.throws(() => SharedCache.open(path), { name: 'ArenaCacheError', code, message: message(path) });
+    assert.ok(readFileSync(path).equals(before), 'a failed open changes nothing');
+    const cache = SharedCache.open(path, { memoryBytes: MiB, reset: true });
+    assert.equal(cache.get('k'), undefined);
+    cache.set('k', 'new');
+    assert.equal(cache.get('k'), 'new');
+    cache.close();
+  });
+}
+
+test('a file whose data was damaged opens, and the damaged shard is reset', { skip }, (t) => {
+  const path = arenaPath(t);
+  const cache = SharedCache.open(path, { memoryBytes: 4 * MiB, shards: 4 });
+  for (let i = 0; i < 400; i++) cache.set(`key:${i}`, `value ${i}`);
+  const shardData = cache.stats();
+  cache.close();
+  assert.equal(shardData.entries, 400);
+  // Scribble over the dictionary of shard 0: slots now point at garbage.
+  const fd = openSync(path, 'r+');
+  const header = Buffer.alloc(4096);
+  readSync(fd, header, 0, 4096, 0);
+  const tablesOffset = header.readDoubleLE(headerFieldIndex('tablesOffset') * 8);
+  writeSync(fd, Buffer.alloc(256, 0x5a), 0, 256, tablesOffset);
+  closeSync(fd);
+  const reopened = SharedCache.open(path);
+  const stats = reopened.stats();
+  assert.equal(stats.shardRepairs, 1, 'exactly the damaged shard was reset');
+  assert.ok(stats.entries >= 250 && stats.entries < 400, `the other shards kept their entries (${stats.entries})`);
+  assert.deepEqual(reopened.verify(), { ok: true, problems: [] });
+  reopened.close();
+});
