@@ -31,6 +31,61 @@ struct Mapping {
 std::mutex registryMutex;
 std::unordered_map<uintptr_t, Mapping*> registry;
 
+// The users each thread (Node environment) holds, by mapping address: a
+// worker that exits or is terminated without closing its caches gives them
+// back when its environment is torn down. (This is the addon's only
+// instance data.)
+struct EnvHolds {
+  std::unordered_map<uintptr_t, int> counts;
+};
+
+// Replaces the file's pages with zeroed private memory at the same address:
+// the file is no longer mapped (its descriptor and lock are closed), yet a
+// stale view in this process reads zeros instead of faulting. The range
+// itself is unmapped when V8 frees the last buffer over it. Called with
+// registryMutex held, at the last user's release.
+int UnmapFile(Mapping* mapping) {
+  void* replaced = mmap(mapping->address, mapping->length, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  if (replaced == MAP_FAILED) return errno;
+  close(mapping->fd);
+  mapping->released = true;
+  return 0;
+}
+
+// Gives back `count` users of the mapping at `address`, if it still exists.
+// Returns the users left (-1: no such mapping) or, on failure, -errno - 2.
+int ReleaseUsers(uintptr_t address, int count) {
+  std::lock_guard<std::mutex> guard(registryMutex);
+  auto found = registry.find(address);
+  if (found == registry.end() || found->second->released) return -1;
+  Mapping* mapping = found->second;
+  mapping->users -= count;
+  if (mapping->users > 0) return mapping->users;
+  const int error = UnmapFile(mapping);
+  if (error != 0) {
+    mapping->users += count;
+    return -error - 2;
+  }
+  return 0;
+}
+
+void ReleaseEnvHolds(Napi::Env /*env*/, EnvHolds* holds) {
+  for (const auto& [address, count] : holds->counts) {
+    if (count > 0) ReleaseUsers(address, count);
+  }
+  delete holds;
+}
+
+EnvHolds* HoldsOf(Napi::Env env) {
+  EnvHolds* holds = env.GetInstanceData<EnvHolds>();
+  if (holds == nullptr) {
+    holds = new EnvHolds();
+    env.SetInstanceData<EnvHolds, ReleaseEnvHolds>(holds);
+  }
+  return holds;
+}
+
 void DeleteMapping(void* /*data*/, size_t /*length*/, void* hint) {
   Mapping* mapping = static_cast<Mapping*>(hint);
   {
@@ -211,6 +266,7 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> guard(registryMutex);
     registry[reinterpret_cast<uintptr_t>(address)] = mapping;
   }
+  HoldsOf(env)->counts[reinterpret_cast<uintptr_t>(address)]++;
   return NewExternalSharedArrayBuffer(env, address, length, DeleteMapping, mapping);
 }
 
@@ -221,35 +277,28 @@ Napi::Value MappedFile::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Retain(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  void* data = ViewData(env, info[0]);
-  std::lock_guard<std::mutex> guard(registryMutex);
-  auto found = registry.find(reinterpret_cast<uintptr_t>(data));
-  if (found == registry.end() || found->second->released) return Napi::Boolean::New(env, false);
-  found->second->users++;
+  const uintptr_t address = reinterpret_cast<uintptr_t>(ViewData(env, info[0]));
+  {
+    std::lock_guard<std::mutex> guard(registryMutex);
+    auto found = registry.find(address);
+    if (found == registry.end() || found->second->released) return Napi::Boolean::New(env, false);
+    found->second->users++;
+  }
+  HoldsOf(env)->counts[address]++;
   return Napi::Boolean::New(env, true);
 }
 
 Napi::Value MappedFile::Release(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  void* data = ViewData(env, info[0]);
-  std::lock_guard<std::mutex> guard(registryMutex);
-  auto found = registry.find(reinterpret_cast<uintptr_t>(data));
-  if (found == registry.end() || found->second->released) return Napi::Number::New(env, -1);
-  Mapping* mapping = found->second;
-  if (--mapping->users > 0) return Napi::Number::New(env, mapping->users);
-  // Replace the file's pages with zeroed private memory at the same address:
-  // the file is no longer mapped (its descriptor and lock are closed below),
-  // yet a stale view in this process reads zeros instead of faulting. The
-  // range itself is unmapped when V8 frees the last buffer over it.
-  void* replaced = mmap(mapping->address, mapping->length, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-  if (replaced == MAP_FAILED) {
-    mapping->users++;
-    return ThrowErrno(env, "mmap(MAP_FIXED)", errno);
-  }
-  close(mapping->fd);
-  mapping->released = true;
-  return Napi::Number::New(env, 0);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(ViewData(env, info[0]));
+  EnvHolds* holds = HoldsOf(env);
+  auto held = holds->counts.find(address);
+  // Only what this thread holds can be given back from it.
+  if (held == holds->counts.end() || held->second == 0) return Napi::Number::New(env, -1);
+  const int left = ReleaseUsers(address, 1);
+  if (left < -1) return ThrowErrno(env, "mmap(MAP_FIXED)", -(left + 2));
+  held->second--;
+  return Napi::Number::New(env, left);
 }
 
 Napi::Value MappedFile::Flush(const Napi::CallbackInfo& info) {

@@ -40,13 +40,16 @@ class MappedFile {
   static Napi::Value Map(const Napi::CallbackInfo& info);
   // fileClose(fd)
   static Napi::Value Close(const Napi::CallbackInfo& info);
-  // mappingRetain(view) -> boolean: one more user of the mapping `view`
-  // starts at; false if it is not a mapping (an in-memory arena).
+  // mappingRetain(view) -> boolean: this thread becomes one more user of the
+  // mapping `view` starts at; false if it is not a mapping (an in-memory
+  // arena). fileMap counts its caller as the first user.
   static Napi::Value Retain(const Napi::CallbackInfo& info);
-  // mappingRelease(view) -> number: one user fewer; at zero the file is
-  // unmapped (the address range is replaced by zeroed private memory, so
-  // views still held read zeros instead of faulting) and its descriptor and
-  // lock are closed. Returns the users left, or -1 if not a mapping.
+  // mappingRelease(view) -> number: this thread is one user fewer; at zero
+  // the file is unmapped (the address range is replaced by zeroed private
+  // memory, so views still held read zeros instead of faulting) and its
+  // descriptor and lock are closed. Returns the users left, or -1 if this
+  // thread holds no use of such a mapping. A thread that exits (or is
+  // terminated) gives back the uses it still holds.
   static Napi::Value Release(const Napi::CallbackInfo& info);
   // mappingFlush(view) -> Promise: msync(MS_SYNC) and fdatasync on a worker
   // thread; rejects with the errno error.
