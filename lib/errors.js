@@ -34,6 +34,10 @@ export const codes = Object.freeze({
   ERR_ARENA_BUSY: 'ERR_ARENA_BUSY',
   /** An option given to open() differs from the one the arena file was created with. */
   ERR_ARENA_MISMATCH: 'ERR_ARENA_MISMATCH',
+  /** BlockStore: a new block is needed but every block that could take it is dirty. */
+  ERR_BLOCKS_FULL: 'ERR_BLOCKS_FULL',
+  /** BlockStore: a write would leave unknown bytes between it and a dirty block's data. */
+  ERR_BLOCK_GAP: 'ERR_BLOCK_GAP',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

@@ -1,4 +1,5 @@
 // The public entry of arenacache: the classes users construct and the error
 // they catch. Everything else is internal.
 export { SharedCache } from './cache/shared-cache.js';
+export { BlockStore } from './cache/block-store.js';
 export { ArenaCacheError, codes } from './errors.js';

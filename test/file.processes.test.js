@@ -119,7 +119,10 @@ test(`${KILLS} writers killed with SIGKILL mid-write: survivors never read a tor
   const seed = testSeed();
   const random = seededRandom(seed);
   const path = arenaPath(t);
-  const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, shards: 2, lockLeaseMs: 5000 });
+  // A writer killed between taking a lock and recording who it is (a few
+  // instructions) cannot be recognised as dead: the lease bounds that wait.
+  const lockLeaseMs = 1000;
+  const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, shards: 2, lockLeaseMs });
   t.after(() => cache.close());
   const keys = Array.from({ length: 32 }, (_, i) => `victim:${i}`);
   const survivors = await Promise.all(
@@ -137,7 +140,7 @@ test(`${KILLS} writers killed with SIGKILL mid-write: survivors never read a tor
   for (const { counts, verify } of reports) {
     assert.equal(counts.torn, 0, `torn values (SEED=${seed})`);
     assert.equal(counts.foreign, 0, `foreign values (SEED=${seed})`);
-    assert.ok(counts.slowestMs < 5000, `the slowest operation took ${counts.slowestMs} ms (SEED=${seed})`);
+    assert.ok(counts.slowestMs < lockLeaseMs + 2000, `the slowest operation took ${counts.slowestMs} ms (SEED=${seed})`);
     assert.deepEqual(verify, { ok: true, problems: [] });
   }
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });

@@ -133,9 +133,9 @@ function map(path, fd, bytes, populate) {
   }
 }
 
-function attach(path, buffer) {
+function attach(path, kind, buffer) {
   try {
-    return Arena.attach(buffer, { waiting: fileWaiting });
+    return kind.attach(buffer, { waiting: fileWaiting });
   } catch (cause) {
     if (!HEADER_CODES.has(cause?.code)) throw cause;
     throw new ArenaCacheError(cause.code, `arena file ${path}: ${cause.message}; open it with { reset: true } to replace it with a new arena`, {
@@ -145,15 +145,27 @@ function attach(path, buffer) {
 }
 
 /**
+ * The cache arena as a kind of file content: how a new one is written into
+ * a mapped file, an existing one attached, and one left by exited processes
+ * recovered. (BlockStore has a kind of its own: see blocks.js.)
+ */
+export const CACHE_ARENA = Object.freeze({
+  create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
+  attach: (buffer, options) => Arena.attach(buffer, options),
+  recover: (arena) => arena.recoverAfterRestart(),
+});
+
+/**
  * Opens the arena in the file at `path`, creating or resetting it if asked.
  * @param {string} path
- * @param {{ plan: null | (() => { layout: object, settings: object }), reset: boolean, mode: number, populate: boolean }} options
+ * @param {{ plan: null | (() => { memoryBytes: number }), reset: boolean, mode: number, populate: boolean, kind?: typeof CACHE_ARENA }} options
  *   `plan` lays out a new arena (null: the caller gave no memoryBytes, so the
- *   file must hold one already); `reset` replaces whatever the file holds.
- * @returns {{ arena: Arena, created: boolean, recoveredShards: number }}
+ *   file must hold one already) and is handed to kind.create; `reset`
+ *   replaces whatever the file holds; `kind` says what the arena is.
+ * @returns {{ arena: object, created: boolean, recovered: number }}
  *   The mapping counts one user (see mappingRelease) and owns the file.
  */
-export function openArenaFile(path, { plan, reset, mode, populate }) {
+export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_ARENA }) {
   const { fd, created } = openFile(path, plan === null ? 0 : mode);
   let buffer = null;
   try {
@@ -168,17 +180,17 @@ export function openArenaFile(path, { plan, reset, mode, populate }) {
     const size = fileStat(fd).size;
     const fresh = sole && (reset || created || headerIsBlank(fd, size));
     let arena;
-    let recoveredShards = 0;
+    let recovered = 0;
     if (fresh) {
       if (plan === null) {
         throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} holds no arena yet; pass options.memoryBytes to create one`);
       }
-      const { layout, settings } = plan();
+      const planned = plan();
       // Drop the old contents (a reset), then size and allocate: all zeros.
       if (size > 0) resize(path, fd, 0);
-      resize(path, fd, layout.memoryBytes);
-      buffer = map(path, fd, layout.memoryBytes, populate ? POPULATE_WRITE : POPULATE_NONE);
-      arena = Arena.initialize(buffer, layout, settings, { waiting: fileWaiting });
+      resize(path, fd, planned.memoryBytes);
+      buffer = map(path, fd, planned.memoryBytes, populate ? POPULATE_WRITE : POPULATE_NONE);
+      arena = kind.create(buffer, planned, { waiting: fileWaiting });
     } else {
       if (size < HEADER_BYTES) {
         throw new ArenaCacheError(
@@ -187,11 +199,11 @@ export function openArenaFile(path, { plan, reset, mode, populate }) {
         );
       }
       buffer = map(path, fd, size, populate ? POPULATE_READ : POPULATE_NONE);
-      arena = attach(path, buffer);
-      if (sole) recoveredShards = arena.recoverAfterRestart();
+      arena = attach(path, kind, buffer);
+      if (sole) recovered = kind.recover(arena);
     }
     if (sole) fileLock(fd, LOCK_SHARED, true);
-    return { arena, created: fresh, recoveredShards };
+    return { arena, created: fresh, recovered };
   } catch (error) {
     if (buffer !== null) mappingRelease(buffer);
     else fileClose(fd);

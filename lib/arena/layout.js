@@ -114,7 +114,7 @@ const CODEC_NAME_LENGTH_BYTE = 384; // u32 length, then the UTF-8 name
 const CODEC_NAME_BYTE = 388;
 /** The checksum covers these header bytes (everything immutable). */
 const CHECKSUM_FROM = 16;
-const CHECKSUM_TO = 452;
+export const CHECKSUM_TO = 452;
 if (16 + HEADER_FIELDS.length * 8 > CODEC_NAME_LENGTH_BYTE) throw new Error('arena header fields overlap the codec name');
 // Mutable header words (after the checksummed part).
 /** Int32 index of the counter handing out ids to threads without a kernel tid. */
@@ -213,7 +213,8 @@ export function computeLayout(params) {
   };
 }
 
-function checksum(bytes) {
+/** FNV-1a of a header's immutable bytes (stored in its word 3). */
+export function headerChecksum(bytes) {
   let h = 0x811c9dc5;
   for (let i = CHECKSUM_FROM; i < CHECKSUM_TO; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
   return h >>> 0;
@@ -253,7 +254,7 @@ export function writeHeader(buffer, layout, settings) {
   bytes.set(name, CODEC_NAME_BYTE);
   h32[H32_HEADER_BYTES] = HEADER_BYTES;
   h32[H32_VERSION] = LAYOUT_VERSION;
-  h32[H32_CHECKSUM] = checksum(bytes);
+  h32[H32_CHECKSUM] = headerChecksum(bytes);
   // The magic goes last: a buffer is an arena only once everything else is in place.
   Atomics.store(new Int32Array(buffer, 0, 1), 0, MAGIC | 0);
 }
@@ -263,26 +264,25 @@ function fail(code, message) {
 }
 
 /**
- * Reads and validates the header of `buffer`. Never guesses: any field that
- * disagrees with the others is an ArenaCacheError with a specific code.
+ * Validates what every arena header (the cache's, the block store's) starts
+ * with: its magic, layout version and header size, that the buffer holds the
+ * whole header, and the checksum of its immutable part. Throws the
+ * ArenaCacheError that says which is wrong.
  */
-export function readHeader(buffer) {
+export function checkHeaderStart(buffer, magic, version) {
   const size = buffer.byteLength;
   if (size < 16) {
     throw fail(codes.ERR_ARENA_NOT_ARENA, `buffer is not an arena: ${size} bytes is too small to hold an arena header`);
   }
   const first = new Uint32Array(buffer, 0, 4);
-  if (first[H32_MAGIC] !== MAGIC) {
+  if (first[H32_MAGIC] !== magic) {
     throw fail(
       codes.ERR_ARENA_NOT_ARENA,
-      `buffer is not an arena: magic is 0x${first[H32_MAGIC].toString(16).padStart(8, '0')}, expected 0x${MAGIC.toString(16)}`,
+      `buffer is not an arena: magic is 0x${first[H32_MAGIC].toString(16).padStart(8, '0')}, expected 0x${magic.toString(16)}`,
     );
   }
-  if (first[H32_VERSION] !== LAYOUT_VERSION) {
-    throw fail(
-      codes.ERR_ARENA_VERSION,
-      `arena layout version ${first[H32_VERSION]} is not supported; this arenacache reads version ${LAYOUT_VERSION}`,
-    );
+  if (first[H32_VERSION] !== version) {
+    throw fail(codes.ERR_ARENA_VERSION, `arena layout version ${first[H32_VERSION]} is not supported; this arenacache reads version ${version}`);
   }
   if (first[H32_HEADER_BYTES] !== HEADER_BYTES) {
     throw fail(codes.ERR_ARENA_CORRUPT, `arena header size is ${first[H32_HEADER_BYTES]}, expected ${HEADER_BYTES}`);
@@ -290,12 +290,21 @@ export function readHeader(buffer) {
   if (size < HEADER_BYTES) {
     throw fail(codes.ERR_ARENA_TRUNCATED, `arena is truncated: ${size} bytes cannot hold its ${HEADER_BYTES}-byte header`);
   }
+  if (first[H32_CHECKSUM] !== headerChecksum(new Uint8Array(buffer, 0, HEADER_BYTES))) {
+    throw fail(codes.ERR_ARENA_CORRUPT, 'arena header checksum does not match: the header was overwritten or damaged');
+  }
+}
+
+/**
+ * Reads and validates the header of `buffer`. Never guesses: any field that
+ * disagrees with the others is an ArenaCacheError with a specific code.
+ */
+export function readHeader(buffer) {
+  checkHeaderStart(buffer, MAGIC, LAYOUT_VERSION);
+  const size = buffer.byteLength;
   const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
   const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
   const bytes = new Uint8Array(buffer, 0, HEADER_BYTES);
-  if (h32[H32_CHECKSUM] !== checksum(bytes)) {
-    throw fail(codes.ERR_ARENA_CORRUPT, 'arena header checksum does not match: the header was overwritten or damaged');
-  }
   const stored = {};
   HEADER_FIELDS.forEach((name, i) => {
     stored[name] = h64[FIRST_FIELD + i];

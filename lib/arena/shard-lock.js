@@ -17,7 +17,9 @@
 // that identity belongs to (the odd sequence value). A waiter that has spun a
 // while asks the kernel whether that thread still exists; if not, or if the
 // holding has lasted longer than the lease, the waiter takes the lock over and
-// resets the shard (its entries are lost, never corrupted).
+// repairs the shard (shard.recoverFromDeadHolder(): the cache drops the
+// shard's entries, the block store only the block being written), so entries
+// are lost, never corrupted.
 
 import { isProcessAlive, isThreadAlive } from '../native.js';
 import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
@@ -123,7 +125,11 @@ export class ShardLock {
     }
   }
 
-  /** True when the holder of sequence value `seq` is known to have exited. */
+  /**
+   * True when the holder of sequence value `seq` is known to have exited. A
+   * holder killed after taking the lock but before recording itself (own())
+   * cannot be named; its lock is taken over when the lease runs out.
+   */
   holderIsGone(shard, seq) {
     const meta = shard.meta;
     // The identity counts only if it was written for this very holding and
@@ -143,7 +149,7 @@ export class ShardLock {
     const held = (seq + 2) | 0;
     if (Atomics.compareExchange(meta, M_SEQ, seq, held) !== seq) return;
     this.own(meta, held);
-    shard.reset();
+    shard.recoverFromDeadHolder();
     this.counters[STAT.lockRecoveries]++;
     Atomics.store(meta, M_SEQ, (held + 1) | 0);
     this.waiting.notify(meta, M_SEQ);

@@ -371,6 +371,11 @@ export class Shard {
     return Math.floor((x >>> 0) * this.homeScale);
   }
 
+  /** A lock holder died inside this shard: what it was changing is unknown, so drop everything. */
+  recoverFromDeadHolder() {
+    this.reset();
+  }
+
   /** Drops every entry of the shard (clear, or repair after a dead holder). */
   reset() {
     this.table.fill(0);

@@ -78,13 +78,13 @@ export function rejectUnknown(options, known, where) {
   }
 }
 
-function checkObject(options, where) {
+export function checkObject(options, where) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${where} must be an object (got ${describe(options)})`);
   }
 }
 
-function checkInteger(value, name, min, max, range) {
+export function checkInteger(value, name, min, max, range) {
   if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(`${name} must be ${range} (got ${describe(value)})`);
@@ -185,23 +185,33 @@ const HEADER_NAMES = Object.freeze({
  * existing file must agree with (see mismatchedOption).
  */
 export function resolveOpenOptions(options) {
+  const { reset, mode, populate, defined } = splitFileOptions(options, OPEN_DEFAULTS);
+  // Without memoryBytes the other options are checked all the same.
+  const resolved = resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...defined });
+  return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate };
+}
+
+/**
+ * The options every open(path, options) shares (reset, mode, populate),
+ * checked, and the others (`defined`: those not undefined) for the caller.
+ * @param {object} known the caller's defaults, for unknown-option errors
+ */
+export function splitFileOptions(options, known) {
   const given = options ?? {};
   checkObject(given, 'options');
-  rejectUnknown(given, OPEN_DEFAULTS, 'options');
-  const { reset = false, mode = OPEN_DEFAULTS.mode, populate = true, ...cacheOptions } = given;
+  rejectUnknown(given, known, 'options');
+  const { reset = false, mode = OPEN_DEFAULTS.mode, populate = true, ...rest } = given;
   if (typeof reset !== 'boolean') throw new TypeError(`options.reset must be a boolean (got ${describe(reset)})`);
   if (typeof populate !== 'boolean') throw new TypeError(`options.populate must be a boolean (got ${describe(populate)})`);
   checkInteger(mode, 'options.mode', 0, 0o777, 'a file mode from 0o600 to 0o777 that lets the owner read and write');
   if ((mode & 0o600) !== 0o600) {
     throw new RangeError(`options.mode must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
   }
-  const defined = Object.fromEntries(Object.entries(cacheOptions).filter(([, value]) => value !== undefined));
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   if (reset && defined.memoryBytes === undefined) {
     throw new TypeError('options.memoryBytes is required with options.reset: true (the size of the new arena)');
   }
-  // Without memoryBytes the other options are checked all the same.
-  const resolved = resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...defined });
-  return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate };
+  return { reset, mode, populate, defined };
 }
 
 /**

@@ -162,7 +162,9 @@ export class SharedCache {
     const { create, resolved, given, reset, mode, populate } = resolveOpenOptions(options);
     requireNative('SharedCache.open()');
     const plan =
-      create === null ? null : () => ({ layout: planLayout({ ...create, policy: policyId(create.policy) }), settings: settingsOf(create) });
+      create === null
+        ? null
+        : () => ({ memoryBytes: create.memoryBytes, layout: planLayout({ ...create, policy: policyId(create.policy) }), settings: settingsOf(create) });
     const { arena, created } = openArenaFile(path, { plan, reset, mode, populate });
     try {
       if (!created) {

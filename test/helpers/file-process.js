@@ -11,7 +11,8 @@
 //   get       reads keys and reports which were there and whole
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { openArenaFile } from '../../lib/arena/file.js';
-import { SharedCache } from '../../lib/index.js';
+import { BlockStore, SharedCache } from '../../lib/index.js';
+import { makeBlock } from './block-value.js';
 import { checkValue, makeValue } from './checked-value.js';
 import { seededRandom } from './random.js';
 
@@ -94,5 +95,32 @@ function get() {
   cache.close();
 }
 
-const modes = { hammer, writer, 'hold-lock': holdLock, put, get };
+// BlockStore: writes whole self-checking blocks, reports, and waits to be killed.
+function blockWrite() {
+  const store = BlockStore.open(path, { memoryBytes: 8 * 2 ** 20, blockBytes: settings.blockBytes });
+  for (let file = 0; file < settings.files; file++) {
+    for (let index = 0; index < settings.blocks; index++) store.write(file, index * store.blockBytes, makeBlock(store.blockBytes, file, index, 1, 1));
+  }
+  process.send({ written: true });
+  setInterval(() => {}, 1000);
+}
+
+// BlockStore: rewrites whole blocks in a tight loop until killed.
+function blockWriter() {
+  const store = BlockStore.open(path);
+  const random = seededRandom(settings.seed);
+  const size = store.blockBytes;
+  const blocks = [];
+  for (let file = 0; file < settings.files; file++) {
+    for (let index = 0; index < settings.blocks; index++) blocks.push([file, index, makeBlock(size, file, index, settings.writer, index)]);
+  }
+  process.send({ ready: true });
+  for (;;) {
+    const [file, index, block] = blocks[random.int(blocks.length)];
+    store.write(file, index * size, block);
+    if (random() < 0.05) for (const range of store.dirty()) store.markClean(range);
+  }
+}
+
+const modes = { hammer, writer, 'hold-lock': holdLock, put, get, 'block-write': blockWrite, 'block-writer': blockWriter };
 await modes[mode]();

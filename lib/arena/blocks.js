@@ -1,0 +1,535 @@
+// BlockArena: file data in fixed-size blocks inside one shared buffer (or
+// mapped file), addressed by (file id, block index). It is the data cache
+// that CacheFS write-back builds on: written blocks stay dirty, and so
+// pinned, until the writer-back has stored them and marks them clean; only
+// clean blocks are evicted (CLOCK).
+//
+//   [header 4 KiB][thread stats][stripe meta][block tables][block meta][block data]
+//
+// Blocks are spread over stripes by a hash of (file, index), so consecutive
+// blocks of one file land on different stripes and writers to different
+// blocks rarely meet. Each stripe owns a fixed share of the blocks, an
+// open-addressing table (linear probing, backward-shift deletion) and a
+// ShardLock: writers lock, readers copy optimistically and check the
+// stripe's sequence afterwards, as in the cache arena.
+//
+// A block holds one contiguous valid range [from, to) of its bytes. A write
+// that leaves a gap to the range is refused while the block is dirty (the
+// bytes in between are unknown and must not be written back), and replaces
+// the range of a clean block.
+
+import { ArenaCacheError, codes } from '../errors.js';
+import { checkHeaderStart, H32_CHECKSUM, H32_HEADER_BYTES, H32_MAGIC, H32_VERSION, HEADER_BYTES, headerChecksum, THREAD_SLOT_BYTES } from './layout.js';
+import { ShardLock } from './shard-lock.js';
+import { M_SEQ, M_WAITERS } from './shard-meta.js';
+import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
+import { memoryWaiting } from './waiting.js';
+
+export const BLOCKS_MAGIC = 0x424e5241; // "ARNB"
+export const BLOCKS_LAYOUT_VERSION = 1;
+const STRIPE_META_BYTES = 128;
+const SLOT_WORDS = 4; // file, index, block + 1, 0
+const BLOCK_META_WORDS = 8; // file, index, from, to, flags, generation
+const THREAD_SLOTS = 64;
+const DATA_ALIGN = 4096;
+const OPTIMISTIC_ATTEMPTS = 4;
+
+// Stripe meta words (M_SEQ and the lock's words come from shard-meta.js).
+const S_FRESH = 3; // blocks of the stripe never used yet start here
+const S_HAND = 4; // CLOCK hand
+const S_USED = 5;
+const S_DIRTY = 6;
+const S_LOST_DIRTY = 7; // dirty blocks dropped by a reset (dead writer, damage)
+const S_WRITING = 8; // the block (+ 1) a writer is changing, for recovery after it dies
+
+// Block meta words.
+const B_FILE = 0;
+const B_INDEX = 1;
+const B_FROM = 2;
+const B_TO = 3;
+const B_FLAGS = 4;
+const B_GENERATION = 5;
+const USED = 1;
+const DIRTY = 2;
+const REFERENCED = 4;
+
+const FIELDS = Object.freeze(['memoryBytes', 'blockBytes', 'stripeCount', 'blocksPerStripe', 'slotsPerStripe', 'arenaId', 'threadSlots', 'statsOffset', 'metaOffset', 'tablesOffset', 'blockMetaOffset', 'dataOffset']);
+const FIRST_FIELD = 2;
+
+/** Offsets for a block arena of `memoryBytes` with blocks of `blockBytes`. */
+export function planBlocks({ memoryBytes, blockBytes, stripes }) {
+  const statsOffset = HEADER_BYTES;
+  const metaOffset = statsOffset + THREAD_SLOTS * THREAD_SLOT_BYTES;
+  const tablesOffset = metaOffset + stripes * STRIPE_META_BYTES;
+  // Per block: its data, its meta and two table slots (load at most 1/2).
+  const perBlock = blockBytes + BLOCK_META_WORDS * 4 + 2 * SLOT_WORDS * 4;
+  const blocksPerStripe = Math.floor((memoryBytes - tablesOffset - DATA_ALIGN) / perBlock / stripes);
+  if (blocksPerStripe < 2) {
+    throw new RangeError(
+      `options.memoryBytes (${memoryBytes}) holds fewer than 2 blocks of ${blockBytes} bytes per stripe; raise memoryBytes or lower blockBytes`,
+    );
+  }
+  const slotsPerStripe = 2 * blocksPerStripe;
+  const blockMetaOffset = tablesOffset + stripes * slotsPerStripe * SLOT_WORDS * 4;
+  const blockCount = stripes * blocksPerStripe;
+  const dataOffset = Math.ceil((blockMetaOffset + blockCount * BLOCK_META_WORDS * 4) / DATA_ALIGN) * DATA_ALIGN;
+  return { memoryBytes, blockBytes, stripeCount: stripes, blocksPerStripe, slotsPerStripe, threadSlots: THREAD_SLOTS, statsOffset, metaOffset, tablesOffset, blockMetaOffset, dataOffset };
+}
+
+function writeBlocksHeader(buffer, plan) {
+  const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
+  const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
+  const random = new Uint32Array(2);
+  crypto.getRandomValues(random);
+  const values = { ...plan, arenaId: (random[0] & 0x1fffff) * 2 ** 32 + random[1] };
+  FIELDS.forEach((name, i) => {
+    h64[FIRST_FIELD + i] = values[name];
+  });
+  h32[H32_HEADER_BYTES] = HEADER_BYTES;
+  h32[H32_VERSION] = BLOCKS_LAYOUT_VERSION;
+  h32[H32_CHECKSUM] = headerChecksum(new Uint8Array(buffer, 0, HEADER_BYTES));
+  Atomics.store(new Int32Array(buffer, 0, 1), H32_MAGIC, BLOCKS_MAGIC | 0);
+}
+
+function readBlocksHeader(buffer) {
+  checkHeaderStart(buffer, BLOCKS_MAGIC, BLOCKS_LAYOUT_VERSION);
+  const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
+  const header = {};
+  FIELDS.forEach((name, i) => {
+    header[name] = h64[FIRST_FIELD + i];
+  });
+  if (buffer.byteLength < header.memoryBytes) {
+    throw new ArenaCacheError(
+      codes.ERR_ARENA_TRUNCATED,
+      `arena is truncated: its header describes ${header.memoryBytes} bytes but the buffer has ${buffer.byteLength}`,
+    );
+  }
+  const expected = Number.isInteger(header.stripeCount) && header.stripeCount >= 1 ? planBlocks({ memoryBytes: header.memoryBytes, blockBytes: header.blockBytes, stripes: header.stripeCount }) : null;
+  if (expected === null || FIELDS.some((name) => name !== 'arenaId' && expected[name] !== header[name])) {
+    throw new ArenaCacheError(codes.ERR_ARENA_CORRUPT, 'arena header is inconsistent: its stored offsets do not follow from its stored sizes');
+  }
+  return header;
+}
+
+/** A stripe: its lock word and meta, table, and block range. Reset drops its blocks. */
+class Stripe {
+  constructor(buffer, header, index) {
+    this.index = index;
+    this.meta = new Int32Array(buffer, header.metaOffset + index * STRIPE_META_BYTES, STRIPE_META_BYTES / 4);
+    this.slots = header.slotsPerStripe;
+    this.table = new Uint32Array(buffer, header.tablesOffset + index * header.slotsPerStripe * SLOT_WORDS * 4, header.slotsPerStripe * SLOT_WORDS);
+    this.firstBlock = index * header.blocksPerStripe;
+    this.blockCount = header.blocksPerStripe;
+  }
+
+  /**
+   * A writer died holding this stripe's lock. Block meta is the truth (a
+   * writer sets a block's file and index before it enters the table), so
+   * only the block it was writing is dropped (its bytes may be half new) and
+   * the table and counts are rebuilt from the rest: other files' dirty blocks
+   * survive.
+   */
+  recoverFromDeadHolder() {
+    const meta = this.meta;
+    const blockMeta = this.blockMeta;
+    const writing = meta[S_WRITING] - 1;
+    if (writing >= this.firstBlock && writing < this.firstBlock + this.blockCount) {
+      const m = writing * BLOCK_META_WORDS;
+      if ((blockMeta[m + B_FLAGS] & USED) !== 0) meta[S_LOST_DIRTY]++;
+      blockMeta.fill(0, m, m + BLOCK_META_WORDS);
+    }
+    meta[S_WRITING] = 0;
+    this.table.fill(0);
+    let used = 0;
+    let dirty = 0;
+    for (let block = this.firstBlock; block < this.firstBlock + this.blockCount; block++) {
+      const m = block * BLOCK_META_WORDS;
+      const flags = blockMeta[m + B_FLAGS];
+      if ((flags & USED) === 0) continue;
+      // A block evicted half-way (slot gone, flags not yet cleared) comes back whole: its data was never touched.
+      if (!this.arena.insert(this, blockMeta[m + B_FILE], blockMeta[m + B_INDEX], block)) {
+        blockMeta.fill(0, m, m + BLOCK_META_WORDS);
+        continue;
+      }
+      used++;
+      if ((flags & DIRTY) !== 0) dirty++;
+    }
+    meta[S_USED] = used;
+    meta[S_DIRTY] = dirty;
+  }
+
+  /** Drops every block: a holder whose lock was taken may have written anywhere meanwhile. */
+  reset() {
+    const meta = this.meta;
+    meta[S_LOST_DIRTY] += meta[S_DIRTY];
+    this.table.fill(0);
+    meta[S_FRESH] = 0;
+    meta[S_HAND] = 0;
+    meta[S_USED] = 0;
+    meta[S_DIRTY] = 0;
+    meta[S_WRITING] = 0;
+    this.blockMeta.fill(0, this.firstBlock * BLOCK_META_WORDS, (this.firstBlock + this.blockCount) * BLOCK_META_WORDS);
+  }
+}
+
+function mix(file, index) {
+  let h = Math.imul(file ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 0x7f4a7c15, 0xc2b2ae35);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+export class BlockArena {
+  /** A new block arena in `buffer` (zeroed, at least plan.memoryBytes). */
+  static initialize(buffer, plan, options) {
+    writeBlocksHeader(buffer, plan);
+    return new BlockArena(buffer, readBlocksHeader(buffer), options);
+  }
+
+  static attach(buffer, options) {
+    return new BlockArena(buffer, readBlocksHeader(buffer), options);
+  }
+
+  constructor(buffer, header, { waiting = memoryWaiting } = {}) {
+    this.buffer = buffer;
+    this.header = header;
+    this.blockBytes = header.blockBytes;
+    const claim = claimThreadSlot(buffer, header);
+    this.counters = claim.counters;
+    this.threadSlot = claim.slot;
+    this.lock = new ShardLock({ leaseMs: 1000, counters: claim.counters, tid: claim.tid, waiting });
+    const blockCount = header.stripeCount * header.blocksPerStripe;
+    this.blockMeta = new Uint32Array(buffer, header.blockMetaOffset, blockCount * BLOCK_META_WORDS);
+    this.data = new Uint8Array(buffer, header.dataOffset, blockCount * header.blockBytes);
+    this.stripes = [];
+    for (let i = 0; i < header.stripeCount; i++) {
+      const stripe = new Stripe(buffer, header, i);
+      stripe.blockMeta = this.blockMeta;
+      stripe.arena = this;
+      this.stripes.push(stripe);
+    }
+    this.foundBlock = -1;
+  }
+
+  stripeOf(file, index) {
+    return this.stripes[mix(file, index) % this.stripes.length];
+  }
+
+  /** The block holding (file, index) in `stripe`, or -1. Safe without the lock (bounded probes). */
+  find(stripe, file, index) {
+    const table = stripe.table;
+    const n = stripe.slots;
+    let i = mix(index, file) % n;
+    for (let probes = 0; probes < n; probes++) {
+      const base = i * SLOT_WORDS;
+      const block = table[base + 2];
+      if (block === 0) return -1;
+      if (table[base] === file && table[base + 1] === index) {
+        this.foundSlot = i;
+        return block - 1;
+      }
+      if (++i === n) i = 0;
+    }
+    return -1;
+  }
+
+  /** Adds (file, index) -> block to the table; false if the key is there already (a damaged stripe). */
+  insert(stripe, file, index, block) {
+    const table = stripe.table;
+    const n = stripe.slots;
+    let i = mix(index, file) % n;
+    for (let base = i * SLOT_WORDS; table[base + 2] !== 0; base = i * SLOT_WORDS) {
+      if (table[base] === file && table[base + 1] === index) return false;
+      if (++i === n) i = 0;
+    }
+    const base = i * SLOT_WORDS;
+    table[base] = file;
+    table[base + 1] = index;
+    table[base + 2] = block + 1;
+    return true;
+  }
+
+  /** Empties table slot `i` and shifts back the entries whose probe ran through it. */
+  removeSlot(stripe, i) {
+    const table = stripe.table;
+    const n = stripe.slots;
+    let j = i;
+    for (;;) {
+      if (++j === n) j = 0;
+      const base = j * SLOT_WORDS;
+      if (table[base + 2] === 0) break;
+      const home = mix(table[base + 1], table[base]) % n;
+      const stays = i <= j ? i < home && home <= j : i < home || home <= j;
+      if (!stays) {
+        table.copyWithin(i * SLOT_WORDS, base, base + SLOT_WORDS);
+        i = j;
+      }
+    }
+    table.fill(0, i * SLOT_WORDS, (i + 1) * SLOT_WORDS);
+  }
+
+  /** A block for a new (file, index): a never-used one, else a clean one by CLOCK; -1 when every block is dirty. */
+  allocate(stripe) {
+    const meta = stripe.meta;
+    const blockMeta = this.blockMeta;
+    if (meta[S_FRESH] < stripe.blockCount) return stripe.firstBlock + meta[S_FRESH]++;
+    for (let step = 0; step < 2 * stripe.blockCount; step++) {
+      const hand = meta[S_HAND];
+      meta[S_HAND] = hand + 1 === stripe.blockCount ? 0 : hand + 1;
+      const block = stripe.firstBlock + hand;
+      const m = block * BLOCK_META_WORDS;
+      const flags = blockMeta[m + B_FLAGS];
+      if ((flags & USED) === 0) return block;
+      if ((flags & DIRTY) !== 0) continue;
+      if ((flags & REFERENCED) !== 0) {
+        blockMeta[m + B_FLAGS] = flags & ~REFERENCED;
+        continue;
+      }
+      this.evict(stripe, block);
+      this.counters[STAT.evictions]++;
+      return block;
+    }
+    return -1;
+  }
+
+  /** Removes `block` from its stripe (it must be in use); the caller holds the lock. */
+  evict(stripe, block) {
+    const m = block * BLOCK_META_WORDS;
+    const blockMeta = this.blockMeta;
+    if (this.find(stripe, blockMeta[m + B_FILE], blockMeta[m + B_INDEX]) !== block) {
+      throw new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `block stripe ${stripe.index} is corrupt: block ${block} is not in its table`);
+    }
+    this.removeSlot(stripe, this.foundSlot);
+    if ((blockMeta[m + B_FLAGS] & DIRTY) !== 0) stripe.meta[S_DIRTY]--;
+    blockMeta[m + B_FLAGS] = 0;
+    stripe.meta[S_USED]--;
+  }
+
+  /**
+   * Writes `length` bytes of `source` from `sourceStart` into block `index`
+   * of `file` at byte `offset` within the block, and marks it dirty.
+   */
+  writeBlock(file, index, offset, source, sourceStart, length) {
+    const stripe = this.stripeOf(file, index);
+    const held = this.lock.acquire(stripe);
+    try {
+      const blockMeta = this.blockMeta;
+      let block = this.find(stripe, file, index);
+      let m;
+      if (block < 0) {
+        block = this.allocate(stripe);
+        if (block < 0) {
+          throw new ArenaCacheError(
+            codes.ERR_BLOCKS_FULL,
+            `every block of stripe ${stripe.index} is dirty: write dirty blocks back and markClean() them, or give the store more memoryBytes`,
+          );
+        }
+        stripe.meta[S_WRITING] = block + 1;
+        m = block * BLOCK_META_WORDS;
+        blockMeta[m + B_FILE] = file;
+        blockMeta[m + B_INDEX] = index;
+        blockMeta[m + B_FROM] = offset;
+        blockMeta[m + B_TO] = offset + length;
+        blockMeta[m + B_FLAGS] = USED;
+        this.insert(stripe, file, index, block);
+        stripe.meta[S_USED]++;
+      } else {
+        stripe.meta[S_WRITING] = block + 1;
+        m = block * BLOCK_META_WORDS;
+        const from = blockMeta[m + B_FROM];
+        const to = blockMeta[m + B_TO];
+        if (offset > to || offset + length < from) {
+          if ((blockMeta[m + B_FLAGS] & DIRTY) !== 0) {
+            throw new ArenaCacheError(
+              codes.ERR_BLOCK_GAP,
+              `a write at byte ${index * this.blockBytes + offset} of file ${file} would leave a gap in a dirty block (it holds bytes ` +
+                `${index * this.blockBytes + from} to ${index * this.blockBytes + to}); write the block back and markClean() it first`,
+            );
+          }
+          blockMeta[m + B_FROM] = offset;
+          blockMeta[m + B_TO] = offset + length;
+        } else {
+          blockMeta[m + B_FROM] = Math.min(from, offset);
+          blockMeta[m + B_TO] = Math.max(to, offset + length);
+        }
+      }
+      this.data.set(source.subarray(sourceStart, sourceStart + length), block * this.blockBytes + offset);
+      const flags = blockMeta[m + B_FLAGS];
+      if ((flags & DIRTY) === 0) stripe.meta[S_DIRTY]++;
+      blockMeta[m + B_FLAGS] = flags | DIRTY | REFERENCED;
+      blockMeta[m + B_GENERATION] = (blockMeta[m + B_GENERATION] + 1) >>> 0;
+      stripe.meta[S_WRITING] = 0;
+      this.counters[STAT.sets]++;
+    } catch (error) {
+      stripe.meta[S_WRITING] = 0;
+      if (error?.code === codes.ERR_ARENA_CORRUPT) {
+        stripe.reset();
+        this.counters[STAT.shardRepairs]++;
+      }
+      throw error;
+    } finally {
+      this.lock.release(stripe, held);
+    }
+  }
+
+  /**
+   * Copies bytes [offset, offset + length) of block `index` of `file` into
+   * `target` at `targetStart` without a lock (retrying if a writer came in
+   * between). Returns false when the block does not hold all of them.
+   */
+  readBlock(file, index, offset, length, target, targetStart) {
+    const stripe = this.stripeOf(file, index);
+    const meta = stripe.meta;
+    for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      const seq = Atomics.load(meta, M_SEQ);
+      if ((seq & 1) !== 0) {
+        this.lock.waitWhileHeld(stripe, seq);
+        continue;
+      }
+      const found = this.copyOut(stripe, file, index, offset, length, target, targetStart);
+      if (Atomics.load(meta, M_SEQ) === seq) return this.counted(found);
+      this.counters[STAT.readRetries]++;
+    }
+    const held = this.lock.acquire(stripe);
+    try {
+      return this.counted(this.copyOut(stripe, file, index, offset, length, target, targetStart));
+    } finally {
+      this.lock.release(stripe, held, false);
+    }
+  }
+
+  counted(found) {
+    if (found) {
+      this.counters[STAT.hits]++;
+      const m = this.foundBlock * BLOCK_META_WORDS + B_FLAGS;
+      const flags = this.blockMeta[m];
+      // A use for CLOCK: one compare-and-swap, only when not yet marked.
+      if ((flags & REFERENCED) === 0) Atomics.compareExchange(this.blockMeta, m, flags, flags | REFERENCED);
+    } else {
+      this.counters[STAT.misses]++;
+    }
+    return found;
+  }
+
+  copyOut(stripe, file, index, offset, length, target, targetStart) {
+    const block = this.find(stripe, file, index);
+    if (block < 0) return false;
+    const m = block * BLOCK_META_WORDS;
+    if (this.blockMeta[m + B_FROM] > offset || this.blockMeta[m + B_TO] < offset + length) return false;
+    const start = block * this.blockBytes + offset;
+    // Only a torn read can point outside the data; the sequence check discards it.
+    if (start + length > this.data.length) return false;
+    target.set(this.data.subarray(start, start + length), targetStart);
+    this.foundBlock = block;
+    return true;
+  }
+
+  /**
+   * The dirty blocks (of `file` only, unless it is -1), one stripe at a time:
+   * [{ file, index, from, to, generation }].
+   */
+  dirtyBlocks(file) {
+    const result = [];
+    const blockMeta = this.blockMeta;
+    for (const stripe of this.stripes) {
+      if (stripe.meta[S_DIRTY] === 0) continue;
+      const held = this.lock.acquire(stripe);
+      try {
+        for (let block = stripe.firstBlock; block < stripe.firstBlock + stripe.blockCount; block++) {
+          const m = block * BLOCK_META_WORDS;
+          if ((blockMeta[m + B_FLAGS] & DIRTY) === 0) continue;
+          if (file !== -1 && blockMeta[m + B_FILE] !== file) continue;
+          result.push({ file: blockMeta[m + B_FILE], index: blockMeta[m + B_INDEX], from: blockMeta[m + B_FROM], to: blockMeta[m + B_TO], generation: blockMeta[m + B_GENERATION] });
+        }
+      } finally {
+        this.lock.release(stripe, held, false);
+      }
+    }
+    return result;
+  }
+
+  /** Marks block `index` of `file` clean if it was not written since `generation`; returns whether it did. */
+  markClean(file, index, generation) {
+    const stripe = this.stripeOf(file, index);
+    const held = this.lock.acquire(stripe);
+    let cleaned = false;
+    try {
+      const block = this.find(stripe, file, index);
+      if (block >= 0) {
+        const m = block * BLOCK_META_WORDS;
+        const flags = this.blockMeta[m + B_FLAGS];
+        if ((flags & DIRTY) !== 0 && this.blockMeta[m + B_GENERATION] === generation) {
+          this.blockMeta[m + B_FLAGS] = flags & ~DIRTY;
+          stripe.meta[S_DIRTY]--;
+          cleaned = true;
+        }
+      }
+    } finally {
+      this.lock.release(stripe, held, cleaned);
+    }
+    return cleaned;
+  }
+
+  /** Drops every block of `file` (dirty ones too: the file was deleted); returns how many. */
+  dropFile(file) {
+    let dropped = 0;
+    const blockMeta = this.blockMeta;
+    for (const stripe of this.stripes) {
+      if (stripe.meta[S_USED] === 0) continue;
+      const held = this.lock.acquire(stripe);
+      let changed = false;
+      try {
+        for (let block = stripe.firstBlock; block < stripe.firstBlock + stripe.blockCount; block++) {
+          const m = block * BLOCK_META_WORDS;
+          if ((blockMeta[m + B_FLAGS] & USED) !== 0 && blockMeta[m + B_FILE] === file) {
+            this.evict(stripe, block);
+            changed = true;
+            dropped++;
+          }
+        }
+      } finally {
+        this.lock.release(stripe, held, changed);
+      }
+    }
+    this.counters[STAT.deletes] += dropped;
+    return dropped;
+  }
+
+  stats() {
+    const totals = sumThreadSlots(this.buffer, this.header);
+    let used = 0;
+    let dirty = 0;
+    let lostDirty = 0;
+    for (const stripe of this.stripes) {
+      used += stripe.meta[S_USED];
+      dirty += stripe.meta[S_DIRTY];
+      lostDirty += stripe.meta[S_LOST_DIRTY];
+    }
+    return { totals, used, dirty, lostDirty };
+  }
+
+  /** After a restart (sole user of the file): stripes left locked by exited writers are repaired, thread slots freed. */
+  recoverAfterRestart() {
+    let reset = 0;
+    for (const stripe of this.stripes) {
+      const meta = stripe.meta;
+      meta[M_WAITERS] = 0;
+      const seq = meta[M_SEQ];
+      if ((seq & 1) !== 0) {
+        stripe.recoverFromDeadHolder();
+        this.counters[STAT.lockRecoveries]++;
+        Atomics.store(meta, M_SEQ, (seq + 1) | 0);
+        reset++;
+      }
+    }
+    releaseThreadSlots(this.buffer, this.header, this.threadSlot);
+    return reset;
+  }
+}
+
+/** The block arena as a kind of file content (see openArenaFile). */
+export const BLOCK_ARENA = Object.freeze({
+  create: (buffer, plan, options) => BlockArena.initialize(buffer, plan, options),
+  attach: (buffer, options) => BlockArena.attach(buffer, options),
+  recover: (arena) => arena.recoverAfterRestart(),
+});

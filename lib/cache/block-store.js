@@ -1,0 +1,305 @@
+// BlockStore: large byte ranges of files in a shared (or file-backed) block
+// arena, for every thread and process that attaches: the write path that
+// CacheFS write-back builds on. Writes land in fixed-size blocks and stay
+// dirty, and are never evicted, until the writer-back has stored them and
+// marks them clean; clean blocks are evicted by CLOCK when space runs out.
+
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import { BLOCK_ARENA, BlockArena, planBlocks } from '../arena/blocks.js';
+import { openArenaFile } from '../arena/file.js';
+import { MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from '../arena/layout.js';
+import { fileWaiting } from '../arena/waiting.js';
+import { mappingFlush, mappingRelease, mappingRetain, requireNative } from '../native.js';
+import { checkInteger, checkObject, rejectUnknown, splitFileOptions, OPEN_DEFAULTS } from './options.js';
+import { typedArrayByteLength } from './typed-array.js';
+
+/** Every option of `new BlockStore(options)` with its default. */
+export const BLOCK_DEFAULTS = Object.freeze({
+  /** Bytes of shared memory for the whole store (required), 1 MiB to 1 TiB. */
+  memoryBytes: undefined,
+  /** Bytes per block: a power of two from 4 KiB to 16 MiB. */
+  blockBytes: 64 * 1024,
+  /** Lock stripes (a power of two up to 1024); 0 chooses from the block count. */
+  stripes: 0,
+});
+const BLOCK_OPEN_DEFAULTS = Object.freeze({ ...BLOCK_DEFAULTS, reset: OPEN_DEFAULTS.reset, mode: OPEN_DEFAULTS.mode, populate: OPEN_DEFAULTS.populate });
+const HANDLE_TYPE = 'arenacache.BlockStore';
+const MAX_FILE_ID = 2 ** 32 - 1;
+const kAttach = Symbol('attach');
+
+function isPowerOfTwo(n) {
+  return n > 0 && (n & (n - 1)) === 0;
+}
+
+function resolveBlockOptions(options) {
+  checkObject(options, 'options');
+  rejectUnknown(options, BLOCK_DEFAULTS, 'options');
+  const resolved = { ...BLOCK_DEFAULTS };
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  if (resolved.memoryBytes === undefined) {
+    throw new TypeError(`options.memoryBytes is required: an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`);
+  }
+  checkInteger(resolved.memoryBytes, 'options.memoryBytes', MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, `an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`);
+  checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 16 * 2 ** 20, 'a power of two from 4096 to 16777216');
+  if (!isPowerOfTwo(resolved.blockBytes)) throw new RangeError(`options.blockBytes must be a power of two from 4096 to 16777216 (got ${resolved.blockBytes})`);
+  checkInteger(resolved.stripes, 'options.stripes', 0, 1024, '0 (automatic) or a power of two up to 1024');
+  if (resolved.stripes !== 0 && !isPowerOfTwo(resolved.stripes)) {
+    throw new RangeError(`options.stripes must be 0 (automatic) or a power of two up to 1024 (got ${resolved.stripes})`);
+  }
+  let stripes = resolved.stripes;
+  if (stripes === 0) {
+    // About 64 blocks per stripe, at most 64 stripes: enough for writers not to meet.
+    const blocks = resolved.memoryBytes / resolved.blockBytes;
+    stripes = Math.min(64, Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, blocks / 64)))));
+  }
+  return { ...resolved, plan: planBlocks({ memoryBytes: resolved.memoryBytes, blockBytes: resolved.blockBytes, stripes }) };
+}
+
+function checkFile(file) {
+  if (typeof file !== 'number') throw new TypeError(`file must be a number, the file's id (got ${describe(file)})`);
+  if (!Number.isInteger(file) || file < 0 || file > MAX_FILE_ID) throw new RangeError(`file must be an integer from 0 to ${MAX_FILE_ID} (got ${describe(file)})`);
+}
+
+function checkPosition(position, name) {
+  if (typeof position !== 'number') throw new TypeError(`${name} must be a number (got ${describe(position)})`);
+  if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`${name} must be a non-negative integer (got ${describe(position)})`);
+}
+
+function closedError() {
+  return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the block store is closed: close() was called on this instance');
+}
+
+export class BlockStore {
+  #arena;
+  #blockBytes;
+  #mapped;
+  #path;
+  #handle;
+  #closed = false;
+
+  /**
+   * A block store in a new SharedArrayBuffer.
+   * @param {typeof BLOCK_DEFAULTS} options
+   */
+  constructor(options) {
+    let arena;
+    let path = null;
+    let mapped = false;
+    if (options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach)) {
+      ({ arena, path, mapped } = options[kAttach]);
+    } else {
+      if (options === undefined) throw new TypeError('options.memoryBytes is required: new BlockStore({ memoryBytes: 256 * 2 ** 20 })');
+      const { plan } = resolveBlockOptions(options);
+      let buffer;
+      try {
+        buffer = new SharedArrayBuffer(plan.memoryBytes);
+      } catch (cause) {
+        throw new ArenaCacheError(codes.ERR_ARENA_ALLOC, `could not allocate ${plan.memoryBytes} bytes of shared memory (${cause.message}); lower options.memoryBytes`, { cause });
+      }
+      arena = BlockArena.initialize(buffer, plan);
+    }
+    this.#arena = arena;
+    this.#blockBytes = arena.blockBytes;
+    this.#path = path;
+    this.#mapped = mapped;
+    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: 1, buffer: arena.buffer, path });
+  }
+
+  /** Attaches to a store created in another thread, from its `handle`. */
+  static attach(handle) {
+    if (handle === null || typeof handle !== 'object' || handle.type !== HANDLE_TYPE || !(handle.buffer instanceof SharedArrayBuffer)) {
+      throw new TypeError(`handle must be a BlockStore handle (store.handle) (got ${describe(handle)})`);
+    }
+    const mapped = mappingRetain(handle.buffer);
+    try {
+      const arena = BlockArena.attach(handle.buffer, mapped ? { waiting: fileWaiting } : undefined);
+      return new BlockStore({ [kAttach]: { arena, path: mapped ? handle.path : null, mapped } });
+    } catch (error) {
+      if (mapped) mappingRelease(handle.buffer);
+      throw error;
+    }
+  }
+
+  /**
+   * Opens the block store in the file at `path` (created with
+   * options.memoryBytes when it does not exist); shared by every process
+   * that opens it, and kept across restarts.
+   */
+  static open(path, options) {
+    if (typeof path !== 'string') throw new TypeError(`path must be a string (got ${describe(path)})`);
+    if (path.length === 0 || path.includes('\0')) throw new RangeError(`path must be a non-empty file path without NUL characters (got ${describe(path)})`);
+    const { reset, mode, populate, defined } = splitFileOptions(options, BLOCK_OPEN_DEFAULTS);
+    const resolved = defined.memoryBytes === undefined ? null : resolveBlockOptions(defined);
+    requireNative('BlockStore.open()');
+    const plan = resolved === null ? null : () => resolved.plan;
+    const { arena, created } = openArenaFile(path, { plan, reset, mode, populate, kind: BLOCK_ARENA });
+    if (!created) {
+      for (const name of ['memoryBytes', 'blockBytes']) {
+        if (defined[name] !== undefined && defined[name] !== arena.header[name]) {
+          mappingRelease(arena.buffer);
+          throw new ArenaCacheError(
+            codes.ERR_ARENA_MISMATCH,
+            `block store file ${path} was created with options.${name} ${arena.header[name]}, not ${defined[name]}; ` +
+              'leave the option out to use the file as it is, or pass { reset: true } to replace it',
+          );
+        }
+      }
+    }
+    return new BlockStore({ [kAttach]: { arena, path, mapped: true } });
+  }
+
+  /** A structured-cloneable value that BlockStore.attach() turns back into a store. */
+  get handle() {
+    return this.#handle;
+  }
+
+  /** Bytes per block. */
+  get blockBytes() {
+    return this.#blockBytes;
+  }
+
+  /** The file's path for a file-backed store, else null. */
+  get path() {
+    return this.#path;
+  }
+
+  /**
+   * Writes `data` at byte `position` of file `file` (an id, such as an inode
+   * number); the blocks it touches become dirty.
+   * @returns {this}
+   */
+  write(file, position, data) {
+    if (this.#closed) throw closedError();
+    checkFile(file);
+    checkPosition(position, 'position');
+    if (!(data instanceof Uint8Array)) throw new TypeError(`data must be a Buffer or Uint8Array (got ${describe(data)})`);
+    const length = typedArrayByteLength(data);
+    const blockBytes = this.#blockBytes;
+    if (Math.floor((position + length) / blockBytes) > MAX_FILE_ID) {
+      throw new RangeError(`position + data.length must stay below ${(MAX_FILE_ID + 1) * blockBytes} (block index 2^32) (got ${position + length})`);
+    }
+    const arena = this.#arena;
+    let done = 0;
+    while (done < length) {
+      const at = position + done;
+      const index = Math.floor(at / blockBytes);
+      const offset = at - index * blockBytes;
+      const n = Math.min(blockBytes - offset, length - done);
+      arena.writeBlock(file, index, offset, data, done, n);
+      done += n;
+    }
+    return this;
+  }
+
+  /**
+   * `length` bytes of file `file` from `position`, or undefined unless all
+   * of them are in the store.
+   * @returns {Buffer | undefined}
+   */
+  read(file, position, length) {
+    if (this.#closed) throw closedError();
+    checkFile(file);
+    checkPosition(position, 'position');
+    checkPosition(length, 'length');
+    const target = Buffer.allocUnsafe(length);
+    const blockBytes = this.#blockBytes;
+    const arena = this.#arena;
+    let done = 0;
+    while (done < length) {
+      const at = position + done;
+      const index = Math.floor(at / blockBytes);
+      const offset = at - index * blockBytes;
+      const n = Math.min(blockBytes - offset, length - done);
+      if (!arena.readBlock(file, index, offset, n, target, done)) return undefined;
+      done += n;
+    }
+    return target;
+  }
+
+  /**
+   * The dirty ranges to write back (of one file with `{ file }`): an array
+   * of { file, position, length, block, generation }, one per dirty block,
+   * in file and position order.
+   * Hand each to markClean() once it is stored.
+   */
+  dirty(options) {
+    if (this.#closed) throw closedError();
+    let file = -1;
+    if (options !== undefined) {
+      checkObject(options, 'options');
+      rejectUnknown(options, { file: undefined }, 'options');
+      if (options.file !== undefined) {
+        checkFile(options.file);
+        file = options.file;
+      }
+    }
+    const blockBytes = this.#blockBytes;
+    return this.#arena
+      .dirtyBlocks(file)
+      .map(({ file: id, index, from, to, generation }) => ({ file: id, position: index * blockBytes + from, length: to - from, block: index, generation }))
+      .sort((a, b) => a.file - b.file || a.position - b.position);
+  }
+
+  /**
+   * Marks a range from dirty() clean: written back, so evictable. Returns
+   * false (and keeps it dirty) when the block was written again since.
+   */
+  markClean(range) {
+    if (this.#closed) throw closedError();
+    if (range === null || typeof range !== 'object' || !Number.isInteger(range.block) || !Number.isInteger(range.generation)) {
+      throw new TypeError(`range must be an entry of dirty() ({ file, block, generation, ... }) (got ${describe(range)})`);
+    }
+    checkFile(range.file);
+    return this.#arena.markClean(range.file, range.block, range.generation);
+  }
+
+  /** Drops every block of `file`, dirty ones included (the file was deleted); returns how many. */
+  drop(file) {
+    if (this.#closed) throw closedError();
+    checkFile(file);
+    return this.#arena.dropFile(file);
+  }
+
+  /** Counters of every attached thread and process, summed, and the block counts. */
+  stats() {
+    if (this.#closed) throw closedError();
+    const { totals, used, dirty, lostDirty } = this.#arena.stats();
+    const header = this.#arena.header;
+    return {
+      blockBytes: header.blockBytes,
+      blocks: header.stripeCount * header.blocksPerStripe,
+      usedBlocks: used,
+      dirtyBlocks: dirty,
+      lostDirtyBlocks: lostDirty,
+      stripes: header.stripeCount,
+      memoryBytes: header.memoryBytes,
+      blockWrites: totals.sets,
+      blockReads: totals.hits + totals.misses,
+      blockHits: totals.hits,
+      blockMisses: totals.misses,
+      evictions: totals.evictions,
+      droppedBlocks: totals.deletes,
+      readRetries: totals.readRetries,
+      lockWaits: totals.lockWaits,
+      lockRecoveries: totals.lockRecoveries,
+    };
+  }
+
+  /** Makes a file-backed store durable (msync + fdatasync, off the event loop). */
+  async flush() {
+    if (this.#closed) throw closedError();
+    if (!this.#mapped) return;
+    try {
+      await mappingFlush(this.#arena.buffer);
+    } catch (cause) {
+      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `could not flush block store file ${this.#path ?? '(attached)'}: ${cause.message}`, { cause });
+    }
+  }
+
+  /** Closes this instance; the last one of a process to close unmaps a file-backed store. */
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#mapped) mappingRelease(this.#arena.buffer);
+  }
+}
