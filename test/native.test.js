@@ -9,6 +9,23 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { currentThreadId, isProcessAlive, isThreadAlive, nativeAvailable, nativeBinary, nativeUnavailableReason, requireNative } from '../lib/native.js';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** A copy of the package's JavaScript in `copy` (node_modules linked), without any binary. */
+function copyPackage(copy) {
+  cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
+  cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+  symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+}
+
+/** What lib/native.js concludes when loaded from the package at `copy`. */
+function loadIn(copy) {
+  const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
+  const env = { ...process.env };
+  delete env.ARENACACHE_NATIVE;
+  return JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+}
+
 test('the native addon is built and loads (set ARENACACHE_NATIVE=off to run without it)', () => {
   if (process.env.ARENACACHE_NATIVE === 'off') return;
   assert.equal(nativeAvailable, true, `the addon did not load: ${nativeUnavailableReason}`);
@@ -71,16 +88,10 @@ test('without the addon the cache works and native features say why they are una
 });
 
 test('a package without a prebuilt binary or a local build explains why the addon is missing', () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-loader-'));
   try {
-    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
-    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
-    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
-    const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
-    const env = { ...process.env };
-    delete env.ARENACACHE_NATIVE;
-    const result = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    copyPackage(copy);
+    const result = loadIn(copy);
     assert.equal(result.available, false);
     assert.match(
       result.reason,
@@ -95,12 +106,9 @@ test('a package without a prebuilt binary or a local build explains why the addo
 });
 
 test('the loader prefers a prebuilt binary for this Node ABI to the local build', { skip: !nativeAvailable && 'native addon unavailable' }, () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-prebuild-'));
   try {
-    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
-    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
-    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    copyPackage(copy);
     // What `npm run prebuild` writes (here a copy of the local build, to keep the test fast).
     const folder = path.join(copy, 'prebuilds', `${process.platform}-${process.arch}`);
     const prebuilt = path.join(folder, `arenacache.abi${process.versions.modules}.node`);
@@ -108,10 +116,7 @@ test('the loader prefers a prebuilt binary for this Node ABI to the local build'
     // A prebuild for another Node ABI is passed over.
     cpSync(nativeBinary, path.join(folder, 'arenacache.abi1.node'));
     cpSync(path.join(root, 'build'), path.join(copy, 'build'), { recursive: true });
-    const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
-    const env = { ...process.env };
-    delete env.ARENACACHE_NATIVE;
-    const result = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    const result = loadIn(copy);
     assert.equal(result.available, true, result.reason);
     assert.equal(result.binary, prebuilt);
   } finally {
@@ -120,24 +125,18 @@ test('the loader prefers a prebuilt binary for this Node ABI to the local build'
 });
 
 test('a prebuild that does not load is reported, and the local build is used instead', { skip: !nativeAvailable && 'native addon unavailable' }, () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bad-prebuild-'));
   try {
-    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
-    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
-    symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    copyPackage(copy);
     const folder = path.join(copy, 'prebuilds', `${process.platform}-${process.arch}`);
     mkdirSync(folder, { recursive: true });
     const broken = path.join(folder, `arenacache.abi${process.versions.modules}.node`);
     writeFileSync(broken, 'not a shared object');
-    const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
-    const env = { ...process.env };
-    delete env.ARENACACHE_NATIVE;
-    const withoutBuild = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    const withoutBuild = loadIn(copy);
     assert.equal(withoutBuild.available, false);
     assert.ok(withoutBuild.reason.startsWith(`${broken} did not load (`), withoutBuild.reason);
     cpSync(path.join(root, 'build'), path.join(copy, 'build'), { recursive: true });
-    const withBuild = JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
+    const withBuild = loadIn(copy);
     assert.equal(withBuild.available, true);
     assert.equal(withBuild.binary, path.join(copy, 'build', 'Release', 'arenacache.node'));
   } finally {

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../../lib/index.js';
 import { arenaBytesFor, makeKeys, makePayload } from './keys.js';
+import { median } from './stats.js';
 
 const readerFile = new URL('../workers/reader.js', import.meta.url);
 
@@ -25,10 +26,6 @@ async function runWorkers({ mode, op, handle, workers, entries, payload, duratio
   return { opsPerSecond, hitRatio: op === 'get' ? hits / ops : null };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /**
  * Aggregate ops/s for each worker count, for the shared arena and for

@@ -10,13 +10,10 @@ import { LRUCache } from 'lru-cache';
 import { Bench } from 'tinybench';
 import { SharedCache } from '../../lib/index.js';
 import { arenaBytesFor, makeKeys, makePayload, shuffledOrder } from './keys.js';
+import { median } from './stats.js';
 
 export const BATCH = 1000;
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /**
  * @returns {Promise<Record<string, number>>} median ops/s per task name, and

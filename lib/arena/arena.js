@@ -21,8 +21,8 @@ import {
 } from './record.js';
 import { Clock } from './clock.js';
 import { Shard } from './shard.js';
-import { ShardLock } from './shard-lock.js';
-import { M_COUNT, M_LIVE_BYTES, M_SEQ, M_WAITERS } from './shard-meta.js';
+import { releaseAbandonedLock, ShardLock } from './shard-lock.js';
+import { M_COUNT, M_LIVE_BYTES, M_SEQ } from './shard-meta.js';
 import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
@@ -140,16 +140,14 @@ export class Arena {
     let reset = 0;
     const hashStarts = [this.stringHashStart, this.bytesHashStart];
     for (const shard of this.shards) {
-      const meta = shard.meta;
-      meta[M_WAITERS] = 0;
-      const seq = meta[M_SEQ];
-      const wasLocked = (seq & 1) !== 0;
-      if (wasLocked || verifyShard(shard, hashStarts).length > 0) {
+      if (releaseAbandonedLock(shard)) {
+        this.counters[STAT.lockRecoveries]++;
+        reset++;
+      } else if (verifyShard(shard, hashStarts).length > 0) {
         shard.reset();
-        this.counters[wasLocked ? STAT.lockRecoveries : STAT.shardRepairs]++;
+        this.counters[STAT.shardRepairs]++;
         reset++;
       }
-      if (wasLocked) Atomics.store(meta, M_SEQ, (seq + 1) | 0);
     }
     releaseThreadSlots(this.buffer, this.header, this.threadSlot);
     abandonAllFlights(this.buffer, this.header);

@@ -20,8 +20,8 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { checkHeaderStart, H32_CHECKSUM, H32_HEADER_BYTES, H32_MAGIC, H32_VERSION, HEADER_BYTES, headerChecksum, THREAD_SLOT_BYTES } from './layout.js';
-import { ShardLock } from './shard-lock.js';
-import { M_SEQ, M_WAITERS } from './shard-meta.js';
+import { releaseAbandonedLock, ShardLock } from './shard-lock.js';
+import { M_SEQ } from './shard-meta.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
@@ -512,13 +512,8 @@ export class BlockArena {
   recoverAfterRestart() {
     let reset = 0;
     for (const stripe of this.stripes) {
-      const meta = stripe.meta;
-      meta[M_WAITERS] = 0;
-      const seq = meta[M_SEQ];
-      if ((seq & 1) !== 0) {
-        stripe.recoverFromDeadHolder();
+      if (releaseAbandonedLock(stripe)) {
         this.counters[STAT.lockRecoveries]++;
-        Atomics.store(meta, M_SEQ, (seq + 1) | 0);
         reset++;
       }
     }

@@ -163,3 +163,19 @@ export class ShardLock {
     this.release(shard, held);
   }
 }
+
+/**
+ * After a restart, for the only process with the arena open: clears the
+ * shard's waiter count, and if its lock was left held (its holder died
+ * mid-write) repairs the shard and moves the sequence on. Returns whether it
+ * was held.
+ */
+export function releaseAbandonedLock(shard) {
+  const meta = shard.meta;
+  meta[M_WAITERS] = 0;
+  const seq = meta[M_SEQ];
+  if ((seq & 1) === 0) return false;
+  shard.recoverFromDeadHolder();
+  Atomics.store(meta, M_SEQ, (seq + 1) | 0);
+  return true;
+}

@@ -9,7 +9,8 @@ import { BLOCK_ARENA, BlockArena, planBlocks } from '../arena/blocks.js';
 import { openArenaFile } from '../arena/file.js';
 import { MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from '../arena/layout.js';
 import { fileWaiting } from '../arena/waiting.js';
-import { mappingFlush, mappingRelease, mappingRetain, requireNative } from '../native.js';
+import { mappingRelease, mappingRetain, requireNative } from '../native.js';
+import { flushMapping } from './file-backing.js';
 import { checkInteger, checkObject, rejectUnknown, splitFileOptions, OPEN_DEFAULTS } from './options.js';
 import { typedArrayByteLength } from './typed-array.js';
 
@@ -63,6 +64,24 @@ function checkFile(file) {
 function checkPosition(position, name) {
   if (typeof position !== 'number') throw new TypeError(`${name} must be a number (got ${describe(position)})`);
   if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`${name} must be a non-negative integer (got ${describe(position)})`);
+}
+
+/**
+ * Calls `visit(index, offset, done, n)` for each block that bytes
+ * [position, position + length) touch: block `index`, from `offset` in it,
+ * `n` bytes, `done` bytes in. Stops, returning false, when a visit does.
+ */
+function forEachBlock(position, length, blockBytes, visit) {
+  let done = 0;
+  while (done < length) {
+    const at = position + done;
+    const index = Math.floor(at / blockBytes);
+    const offset = at - index * blockBytes;
+    const n = Math.min(blockBytes - offset, length - done);
+    if (!visit(index, offset, done, n)) return false;
+    done += n;
+  }
+  return true;
 }
 
 function closedError() {
@@ -179,15 +198,10 @@ export class BlockStore {
       throw new RangeError(`position + data.length must stay below ${(MAX_FILE_ID + 1) * blockBytes} (block index 2^32) (got ${position + length})`);
     }
     const arena = this.#arena;
-    let done = 0;
-    while (done < length) {
-      const at = position + done;
-      const index = Math.floor(at / blockBytes);
-      const offset = at - index * blockBytes;
-      const n = Math.min(blockBytes - offset, length - done);
+    forEachBlock(position, length, blockBytes, (index, offset, done, n) => {
       arena.writeBlock(file, index, offset, data, done, n);
-      done += n;
-    }
+      return true;
+    });
     return this;
   }
 
@@ -202,18 +216,9 @@ export class BlockStore {
     checkPosition(position, 'position');
     checkPosition(length, 'length');
     const target = Buffer.allocUnsafe(length);
-    const blockBytes = this.#blockBytes;
     const arena = this.#arena;
-    let done = 0;
-    while (done < length) {
-      const at = position + done;
-      const index = Math.floor(at / blockBytes);
-      const offset = at - index * blockBytes;
-      const n = Math.min(blockBytes - offset, length - done);
-      if (!arena.readBlock(file, index, offset, n, target, done)) return undefined;
-      done += n;
-    }
-    return target;
+    const complete = forEachBlock(position, length, this.#blockBytes, (index, offset, done, n) => arena.readBlock(file, index, offset, n, target, done));
+    return complete ? target : undefined;
   }
 
   /**
@@ -288,12 +293,7 @@ export class BlockStore {
   /** Makes a file-backed store durable (msync + fdatasync, off the event loop). */
   async flush() {
     if (this.#closed) throw closedError();
-    if (!this.#mapped) return;
-    try {
-      await mappingFlush(this.#arena.buffer);
-    } catch (cause) {
-      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `could not flush block store file ${this.#path ?? '(attached)'}: ${cause.message}`, { cause });
-    }
+    if (this.#mapped) await flushMapping(this.#arena.buffer, `block store file ${this.#path ?? '(attached)'}`);
   }
 
   /** Closes this instance; the last one of a process to close unmaps a file-backed store. */

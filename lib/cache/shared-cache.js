@@ -27,7 +27,8 @@ import { typedArrayByteLength } from './typed-array.js';
 import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { openArenaFile } from '../arena/file.js';
 import { fileWaiting } from '../arena/waiting.js';
-import { mappingFlush, mappingRelease, mappingRetain, requireNative } from '../native.js';
+import { mappingRelease, mappingRetain, requireNative } from '../native.js';
+import { flushMapping } from './file-backing.js';
 
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
@@ -446,12 +447,7 @@ export class SharedCache {
    */
   async flush() {
     if (this.#closed) throw closedError();
-    if (!this.#mapped) return;
-    try {
-      await mappingFlush(this.#arena.buffer);
-    } catch (cause) {
-      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `could not flush arena file ${this.#path ?? '(attached)'}: ${cause.message}`, { cause });
-    }
+    if (this.#mapped) await flushMapping(this.#arena.buffer, `arena file ${this.#path ?? '(attached)'}`);
   }
 
   /** The arena file's path for a file-backed cache, null for an in-memory one. */
