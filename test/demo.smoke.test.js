@@ -23,7 +23,8 @@ test('the demo runs its three modes and the counts add up (tiny sizes)', () => {
     }
     assert.equal(results[0].queries, 400, 'without a cache every request queries the database');
     assert.ok(results[1].hits > 0 && results[2].hits > 0);
-    assert.equal(results[2].sharedStats.hits, results[2].hits);
+    assert.equal(results[2].sharedStats.fetchLoads, results[2].queries, 'with the shared cache every query ran as a fetch() loader');
+    assert.equal(results[2].sharedStats.fetches, results[2].requests);
   } finally {
     rmSync(data, { recursive: true, force: true });
   }

@@ -1,12 +1,14 @@
 // npm run demo — the N-copies problem, measured.
 //
 // A service answers report requests (Zipf-popular keys) on a pool of worker
-// threads; each report is a real lmdb query aggregating 250 order records.
+// threads; each report is a real lmdb query aggregating RANGE (600) of the
+// database's 100,000 order records.
 // The same request stream is served three times, each in its own process:
 //
 //   1. no cache            every request queries the database
 //   2. lru-cache per worker each worker caches privately (cacheEntries/N each)
-//   3. one SharedCache      all workers share one cache of cacheEntries entries
+//   3. one SharedCache      all workers share one cache of cacheEntries entries,
+//                           loading through fetch() (one query per report in flight)
 //
 // Flags (or environment): --workers (DEMO_WORKERS, 4), --requests
 // (DEMO_REQUESTS, 20000), --keys (DEMO_KEYS, 20000), --cache-entries
@@ -66,7 +68,7 @@ if (!flags.json) {
 const modes = [
   ['none', 'no cache'],
   ['lru', `lru-cache per worker (${Math.floor(options.cacheEntries / options.workers)} each)`],
-  ['shared', `one SharedCache (${options.cacheEntries})`],
+  ['shared', `one SharedCache + fetch (${options.cacheEntries})`],
 ];
 const results = [];
 for (const [mode, label] of modes) {
