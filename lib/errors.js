@@ -38,6 +38,10 @@ export const codes = Object.freeze({
   ERR_BLOCKS_FULL: 'ERR_BLOCKS_FULL',
   /** BlockStore: a write would leave unknown bytes between it and a dirty block's data. */
   ERR_BLOCK_GAP: 'ERR_BLOCK_GAP',
+  /** CacheFS: options.root does not exist or is not a directory. */
+  ERR_FS_ROOT: 'ERR_FS_ROOT',
+  /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */
+  ERR_PATH_OUTSIDE_ROOT: 'ERR_PATH_OUTSIDE_ROOT',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

@@ -1,0 +1,384 @@
+// CacheFS: a directory served through a SharedCache. File data and metadata
+// are cached in the shared arena, so every thread (and, with a file-backed
+// cache, every process) that serves the same root shares one cache.
+//
+// Keys (one cache can serve several roots):
+//   metadata   fs\0m\0<generation>\0<root>\0<path>   -> stat record (see stats.js)
+//   data       fs\0d\0<nonce>\0<block>                  -> bytes
+//   listings   fs\0l\0<nonce>                           -> names
+// A file's data is keyed by a random nonce that its metadata record carries:
+// every load from disk and every write through CacheFS stores the data under
+// a new nonce, so replacing or dropping the record is all it takes to make
+// old data unreachable, even when a rewrite leaves size and timestamps the
+// same (file timestamps tick only every few milliseconds). Metadata is
+// trusted for `validateMs`, then compared with a fresh stat (inode, size,
+// mtime, ctime): a file changed behind the cache's back gets a record
+// without data, and is read from disk again.
+// Renames and recursive removals change the generation that every metadata
+// key carries (one random token per root, in the cache), so no thread keeps
+// serving a path that moved or vanished with its directory.
+
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import { checkObject } from '../cache/options.js';
+import { runAsync, runSync } from './io.js';
+import { resolveOptions } from './options.js';
+import { Root } from './root.js';
+import { CachedStats, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+
+const ENCODINGS = new Set(['utf8', 'utf-8', 'ascii', 'latin1', 'binary', 'base64', 'base64url', 'hex', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le']);
+
+function readEncoding(options, method) {
+  if (options === undefined || options === null) return null;
+  if (typeof options === 'string') return checkEncoding(options, 'options');
+  checkObject(options, 'options');
+  for (const name of Object.keys(options)) {
+    if (name !== 'encoding') throw new TypeError(`options.${name} is not a known option of ${method}(); the only one is encoding`);
+  }
+  return options.encoding === undefined || options.encoding === null ? null : checkEncoding(options.encoding, 'options.encoding');
+}
+
+function checkEncoding(encoding, name) {
+  if (typeof encoding !== 'string' || !ENCODINGS.has(encoding.toLowerCase())) {
+    throw new TypeError(`${name} must be a Buffer encoding such as 'utf8' (got ${describe(encoding)})`);
+  }
+  return encoding;
+}
+
+function writeOptions(options, method) {
+  if (options === undefined || options === null) return { encoding: 'utf8', mode: undefined };
+  if (typeof options === 'string') return { encoding: checkEncoding(options, 'options'), mode: undefined };
+  checkObject(options, 'options');
+  for (const name of Object.keys(options)) {
+    if (name !== 'encoding' && name !== 'mode') throw new TypeError(`options.${name} is not a known option of ${method}(); they are encoding and mode`);
+  }
+  const encoding = options.encoding === undefined ? 'utf8' : checkEncoding(options.encoding, 'options.encoding');
+  if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
+    throw new RangeError(`options.mode must be a file mode from 0 to 0o7777 (got ${describe(options.mode)})`);
+  }
+  return { encoding, mode: options.mode };
+}
+
+function toBytes(data, encoding) {
+  if (typeof data === 'string') return Buffer.from(data, encoding);
+  if (data instanceof Uint8Array) return data;
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  throw new TypeError(`data must be a string, Buffer, TypedArray or DataView (got ${describe(data)})`);
+}
+
+function decode(bytes, encoding) {
+  return encoding === null ? bytes : bytes.toString(encoding);
+}
+
+export class CacheFS {
+  #root;
+  #cache;
+  #writeMode;
+  #validateMs;
+  #blockBytes;
+  #maxFileBytes;
+  #generationKey;
+  #counters = { reads: 0, readHits: 0, readMisses: 0, bytesRead: 0, writes: 0, bytesWritten: 0, stats: 0, statHits: 0, validations: 0, staleFiles: 0 };
+
+  /**
+   * @param {import('./options.js').DEFAULTS} options
+   */
+  constructor(options) {
+    const resolved = resolveOptions(options);
+    try {
+      this.#root = new Root(resolved.root);
+    } catch (cause) {
+      throw new ArenaCacheError(codes.ERR_FS_ROOT, `options.root ${resolved.root} cannot be served: ${cause.message}`, { cause });
+    }
+    this.#cache = resolved.cache;
+    this.#writeMode = resolved.writeMode;
+    this.#validateMs = resolved.validateMs;
+    this.#blockBytes = resolved.blockBytes;
+    this.#maxFileBytes = resolved.maxFileBytes;
+    this.#generationKey = `fs\0g\0${this.#root.path}`;
+  }
+
+  /** The real path of the root directory. */
+  get root() {
+    return this.#root.path;
+  }
+
+  /** 'write-through' or 'write-around'. */
+  get writeMode() {
+    return this.#writeMode;
+  }
+
+  /** Counters of this instance (reads, hits, misses, bytes, writes, stats, validations). */
+  stats() {
+    return { ...this.#counters };
+  }
+
+  /** The contents of `path`: a Buffer, or a string with an encoding. */
+  async readFile(path, options) {
+    // Argument errors reject, as with node:fs/promises.
+    const encoding = readEncoding(options, 'readFile');
+    return decode(await runAsync(this.#readFlow(path)), encoding);
+  }
+
+  readFileSync(path, options) {
+    const encoding = readEncoding(options, 'readFileSync');
+    return decode(runSync(this.#readFlow(path)), encoding);
+  }
+
+  /** Stats of `path` (node:fs Stats-shaped), from the cache while they are fresh. */
+  stat(path) {
+    return runAsync(this.#statFlow(path));
+  }
+
+  statSync(path) {
+    return runSync(this.#statFlow(path));
+  }
+
+  /** The names in directory `path`. */
+  readdir(path) {
+    return runAsync(this.#readdirFlow(path));
+  }
+
+  readdirSync(path) {
+    return runSync(this.#readdirFlow(path));
+  }
+
+  /** Writes `data` as the whole contents of `path` (see writeMode). */
+  writeFile(path, data, options) {
+    return runAsync(this.#writeFlow(path, data, options, false));
+  }
+
+  /** Appends `data` to `path`, creating it if needed. */
+  appendFile(path, data, options) {
+    return runAsync(this.#writeFlow(path, data, options, true));
+  }
+
+  /**
+   * Creates directory `path` (`{ recursive }` as in node:fs; then resolves
+   * to the first directory created, relative to the root, or undefined).
+   */
+  mkdir(path, options) {
+    return runAsync(this.#structureFlow('mkdir', path, options));
+  }
+
+  /** Removes file `path`. */
+  unlink(path) {
+    return runAsync(this.#structureFlow('unlink', path));
+  }
+
+  /** Removes `path` (`{ recursive, force }` as in node:fs). */
+  rm(path, options) {
+    return runAsync(this.#structureFlow('rm', path, options));
+  }
+
+  /** Renames `from` to `to`, both inside the root. */
+  rename(from, to) {
+    return runAsync(this.#renameFlow(from, to));
+  }
+
+  // --- the operations, written once for both forms (see io.js)
+
+  *#readFlow(given) {
+    const { key, absolute } = this.#root.resolve(given);
+    const counters = this.#counters;
+    counters.reads++;
+    const record = yield* this.#freshRecord(key, absolute, given);
+    if (record !== undefined && isFileRecord(record)) {
+      const bytes = this.#cachedContent(record);
+      if (bytes !== null) {
+        counters.readHits++;
+        counters.bytesRead += bytes.length;
+        return bytes;
+      }
+    }
+    counters.readMisses++;
+    this.#root.confine(absolute, given);
+    const { before, data, after } = yield ['load', absolute];
+    const loaded = statRecord(after, Date.now());
+    // Cache only what was read from one unchanging version of the file.
+    if (sameVersion(statRecord(before, 0), loaded) && data.length === loaded.size) this.#remember(key, loaded, data);
+    counters.bytesRead += data.length;
+    return data;
+  }
+
+  *#statFlow(given) {
+    const { key, absolute } = this.#root.resolve(given);
+    this.#counters.stats++;
+    let record = yield* this.#freshRecord(key, absolute, given);
+    if (record === undefined) {
+      this.#root.confine(absolute, given);
+      record = statRecord(yield ['stat', absolute], Date.now());
+      this.#cache.set(this.#metaKey(key), record);
+    } else {
+      this.#counters.statHits++;
+    }
+    return new CachedStats(record);
+  }
+
+  *#readdirFlow(given) {
+    const { key, absolute } = this.#root.resolve(given);
+    let record = yield* this.#freshRecord(key, absolute, given);
+    this.#root.confine(absolute, given);
+    if (record === undefined) {
+      record = statRecord(yield ['stat', absolute], Date.now());
+      this.#cache.set(this.#metaKey(key), record);
+    }
+    // A file: node:fs gives ENOTDIR.
+    if (!isDirectoryRecord(record)) return yield ['readdir', absolute];
+    if (record.nonce !== undefined) {
+      const cached = this.#cache.get(`fs\0l\0${record.nonce}`);
+      if (cached !== undefined) return cached;
+    }
+    const names = yield ['readdir', absolute];
+    const after = statRecord(yield ['stat', absolute], Date.now());
+    if (sameVersion(record, after)) {
+      // Like file data, a listing is named by a nonce in the directory's record.
+      after.nonce = randomBytes(12).toString('base64');
+      this.#cache.set(`fs\0l\0${after.nonce}`, names);
+      this.#cache.set(this.#metaKey(key), after);
+    }
+    return names;
+  }
+
+  *#writeFlow(given, data, options, append) {
+    const { key, absolute } = this.#root.resolve(given);
+    const { encoding, mode } = writeOptions(options, append ? 'appendFile' : 'writeFile');
+    const bytes = toBytes(data, encoding);
+    this.#root.confine(absolute, given);
+    // What the cache holds now: an append can extend it instead of rereading.
+    const previous = append ? this.#cache.get(this.#metaKey(key)) : undefined;
+    const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
+    const diskOptions = mode === undefined ? undefined : { mode };
+    yield [append ? 'appendFile' : 'writeFile', absolute, bytes, diskOptions];
+    this.#counters.writes++;
+    this.#counters.bytesWritten += bytes.length;
+    this.#forgetParent(key);
+    if (this.#writeMode === 'write-around') {
+      this.#cache.delete(this.#metaKey(key));
+      return;
+    }
+    // write-through: the cache holds what the disk holds before the call returns.
+    const record = statRecord(yield ['stat', absolute], Date.now());
+    let contents = null;
+    if (!append) contents = bytes;
+    else if (previousBytes !== null && previousBytes.length + bytes.length === record.size) contents = Buffer.concat([previousBytes, bytes]);
+    if (contents !== null && contents.length === record.size) this.#remember(key, record, contents);
+    else this.#cache.set(this.#metaKey(key), record);
+  }
+
+  *#structureFlow(operation, given, options) {
+    const { key, absolute } = this.#root.resolve(given);
+    if (key === '' && operation !== 'mkdir') throw new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is the root itself, which CacheFS does not remove`);
+    this.#root.confine(absolute, given);
+    const result = yield [operation, absolute, options];
+    this.#cache.delete(this.#metaKey(key));
+    this.#forgetParent(key);
+    // A removed directory takes its descendants' paths with it.
+    if (operation === 'rm') this.#newGeneration();
+    // mkdir({ recursive: true }) gives the first directory it created: as a path inside the root.
+    return typeof result === 'string' ? path.relative(this.#root.path, result) : undefined;
+  }
+
+  *#renameFlow(from, to) {
+    const source = this.#root.resolve(from, 'from');
+    const target = this.#root.resolve(to, 'to');
+    this.#root.confine(source.absolute, from);
+    this.#root.confine(target.absolute, to);
+    yield ['rename', source.absolute, target.absolute];
+    // Every path under a renamed directory changed: start a new generation.
+    this.#newGeneration();
+  }
+
+  // --- metadata and data in the cache
+
+  /**
+   * The cached record of `key` if it is fresh, or was checked against a
+   * stat just now and still names the same version; undefined otherwise
+   * (also when the file is gone: the caller's disk call then fails as
+   * node:fs does).
+   */
+  *#freshRecord(key, absolute, given) {
+    const metaKey = this.#metaKey(key);
+    const record = this.#cache.get(metaKey);
+    if (record === undefined) return undefined;
+    const now = Date.now();
+    if (now - record.checkedAt < this.#validateMs) return record;
+    this.#counters.validations++;
+    this.#root.confine(absolute, given);
+    let fresh;
+    try {
+      fresh = statRecord(yield ['stat', absolute], now);
+    } catch (error) {
+      this.#cache.delete(metaKey);
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+      throw error;
+    }
+    // Unchanged: the record keeps naming its data. Changed behind the
+    // cache's back: the fresh record names none, so the file is read again.
+    if (sameVersion(record, fresh)) fresh.nonce = record.nonce;
+    else this.#counters.staleFiles++;
+    this.#cache.set(metaKey, fresh);
+    return fresh;
+  }
+
+  /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */
+  #remember(key, record, data) {
+    if (data.length <= this.#maxFileBytes) {
+      record.nonce = randomBytes(12).toString('base64');
+      const blockBytes = this.#blockBytes;
+      const prefix = this.#dataPrefix(record);
+      for (let block = 0, start = 0; start < data.length; block++, start += blockBytes) {
+        this.#cache.set(`${prefix}${block}`, data.subarray(start, Math.min(data.length, start + blockBytes)));
+      }
+    }
+    this.#cache.set(this.#metaKey(key), record);
+  }
+
+  /** The file's bytes from the cache, or null when any block is missing (evicted, or never cached). */
+  #cachedContent(record) {
+    const size = record.size;
+    if (size === 0) return Buffer.alloc(0);
+    if (record.nonce === undefined) return null;
+    const prefix = this.#dataPrefix(record);
+    const blockBytes = this.#blockBytes;
+    if (size <= blockBytes) {
+      const only = this.#cache.get(`${prefix}0`);
+      return only !== undefined && only.length === size ? only : null;
+    }
+    const out = Buffer.allocUnsafe(size);
+    for (let block = 0, start = 0; start < size; block++, start += blockBytes) {
+      const part = this.#cache.get(`${prefix}${block}`);
+      if (part === undefined || part.length !== Math.min(blockBytes, size - start)) return null;
+      part.copy(out, start);
+    }
+    return out;
+  }
+
+  #dataPrefix(record) {
+    return `fs\0d\0${record.nonce}\0`;
+  }
+
+  #metaKey(key) {
+    return `fs\0m\0${this.#generation()}\0${this.#root.path}\0${key}`;
+  }
+
+  /** The root's current generation token (random, so one evicted and made anew never repeats an old one). */
+  #generation() {
+    let token = this.#cache.get(this.#generationKey);
+    if (token === undefined) token = this.#newGeneration();
+    return token;
+  }
+
+  #newGeneration() {
+    const token = randomBytes(9).toString('base64');
+    this.#cache.set(this.#generationKey, token);
+    return token;
+  }
+
+  /** A directory's entries changed: its record (and so the listing it names) must be read again. */
+  #forgetParent(key) {
+    const parent = path.posix.dirname(key);
+    this.#cache.delete(this.#metaKey(parent === '.' ? '' : parent));
+  }
+}

@@ -1,0 +1,93 @@
+// Disk I/O for CacheFS, in both forms node:fs offers.
+//
+// Each CacheFS operation is written once, as a generator that yields the disk
+// operations it needs (['stat', path], ...); runSync() performs them with the
+// synchronous node:fs calls and runAsync() with node:fs/promises, so
+// readFile() and readFileSync() share every line of their caching logic.
+
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+
+/**
+ * Reads a whole file with the stats before and after, so that a file
+ * changing while it is read is not cached under either version.
+ */
+function loadSync(path) {
+  const fd = fs.openSync(path, 'r');
+  try {
+    const before = fs.fstatSync(fd);
+    const data = fs.readFileSync(fd);
+    return { before, data, after: fs.fstatSync(fd) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function loadAsync(path) {
+  const handle = await fsp.open(path, 'r');
+  try {
+    const before = await handle.stat();
+    const data = await handle.readFile();
+    return { before, data, after: await handle.stat() };
+  } finally {
+    await handle.close();
+  }
+}
+
+const SYNC = {
+  stat: (path) => fs.statSync(path),
+  load: loadSync,
+  readdir: (path) => fs.readdirSync(path),
+  writeFile: (path, data, options) => fs.writeFileSync(path, data, options),
+  appendFile: (path, data, options) => fs.appendFileSync(path, data, options),
+  mkdir: (path, options) => fs.mkdirSync(path, options),
+  unlink: (path) => fs.unlinkSync(path),
+  rename: (from, to) => fs.renameSync(from, to),
+  rm: (path, options) => fs.rmSync(path, options),
+};
+
+const ASYNC = {
+  stat: (path) => fsp.stat(path),
+  load: loadAsync,
+  readdir: (path) => fsp.readdir(path),
+  writeFile: (path, data, options) => fsp.writeFile(path, data, options),
+  appendFile: (path, data, options) => fsp.appendFile(path, data, options),
+  mkdir: (path, options) => fsp.mkdir(path, options),
+  unlink: (path) => fsp.unlink(path),
+  rename: (from, to) => fsp.rename(from, to),
+  rm: (path, options) => fsp.rm(path, options),
+};
+
+/** Runs an operation's generator with synchronous disk calls. */
+export function runSync(flow) {
+  let step = flow.next();
+  while (!step.done) {
+    const [name, ...args] = step.value;
+    let result;
+    try {
+      result = SYNC[name](...args);
+    } catch (error) {
+      step = flow.throw(error);
+      continue;
+    }
+    step = flow.next(result);
+  }
+  return step.value;
+}
+
+/** Runs an operation's generator with node:fs/promises. */
+export async function runAsync(flow) {
+  let step = flow.next();
+  while (!step.done) {
+    const [name, ...args] = step.value;
+    let result;
+    try {
+      result = await ASYNC[name](...args);
+    } catch (error) {
+      step = flow.throw(error);
+      continue;
+    }
+    step = flow.next(result);
+  }
+  return step.value;
+}

@@ -1,0 +1,48 @@
+// CacheFS options: one object of defaults and the checks that name the option.
+
+import { describe } from '../errors.js';
+import { SharedCache } from '../cache/shared-cache.js';
+import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+
+export const WRITE_MODES = Object.freeze(['write-through', 'write-around']);
+
+/** Every option of `new CacheFS(options)` with its default. */
+export const DEFAULTS = Object.freeze({
+  /** The directory CacheFS serves; every path is confined to it (required). */
+  root: undefined,
+  /** The SharedCache holding file data and metadata (required). */
+  cache: undefined,
+  /** How writes reach the disk and the cache: 'write-through' or 'write-around'. */
+  writeMode: 'write-through',
+  /** How long cached metadata is trusted before it is checked against the disk again (ms; 0: every call). */
+  validateMs: 1000,
+  /** File data is cached in blocks of this many bytes, so large files need not fit whole. */
+  blockBytes: 256 * 1024,
+  /** Files larger than this are read from disk and not cached. */
+  maxFileBytes: 64 * 2 ** 20,
+});
+
+export function resolveOptions(options) {
+  if (options === undefined) throw new TypeError('options.root and options.cache are required: new CacheFS({ root, cache })');
+  checkObject(options, 'options');
+  rejectUnknown(options, DEFAULTS, 'options');
+  const resolved = { ...DEFAULTS };
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  if (typeof resolved.root !== 'string' || resolved.root.length === 0) {
+    throw new TypeError(`options.root must be the path of a directory (got ${describe(resolved.root)})`);
+  }
+  if (!(resolved.cache instanceof SharedCache)) throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
+  if (!WRITE_MODES.includes(resolved.writeMode)) {
+    const valid = WRITE_MODES.map((mode) => `'${mode}'`).join(', ');
+    const error = typeof resolved.writeMode === 'string' ? RangeError : TypeError;
+    throw new error(`options.writeMode must be one of ${valid} (got ${describe(resolved.writeMode)})`);
+  }
+  checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, 'an integer between 0 (check every call) and 86400000 milliseconds');
+  checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 64 * 2 ** 20, 'an integer between 4096 and 67108864');
+  checkInteger(resolved.maxFileBytes, 'options.maxFileBytes', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer');
+  const maxValue = resolved.cache.stats().maxEntryBytes - 256;
+  if (resolved.blockBytes > maxValue) {
+    throw new RangeError(`options.blockBytes (${resolved.blockBytes}) must fit in one entry of the cache (at most ${maxValue} bytes); lower it or give the cache more memory`);
+  }
+  return resolved;
+}

@@ -1,0 +1,60 @@
+// Paths confined to a root directory.
+//
+// Every path a CacheFS call takes is relative to its root (a leading "/" is
+// the root itself). A path that leaves the root lexically ("../x") is refused
+// before anything is looked up; one that leaves it through a symbolic link
+// (a link inside the root pointing outside) is refused whenever the disk is
+// touched, by resolving the real path of the deepest existing ancestor.
+
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ArenaCacheError, codes, describe } from '../errors.js';
+
+function outside(given, root) {
+  return new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is outside the root ${root}`);
+}
+
+export class Root {
+  /** @param {string} root an existing directory */
+  constructor(root) {
+    this.path = realpathSync(root);
+    if (!statSync(this.path).isDirectory()) {
+      throw Object.assign(new Error(`ENOTDIR: not a directory, '${root}'`), { code: 'ENOTDIR' });
+    }
+  }
+
+  /**
+   * The key of `given` inside the root ("" for the root, "a/b" otherwise)
+   * and its absolute path. Lexical only: no disk access.
+   */
+  resolve(given, name = 'path') {
+    if (typeof given !== 'string') throw new TypeError(`${name} must be a string (got ${describe(given)})`);
+    if (given.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(given)})`);
+    // Relative to the root ("/a" is "a"); ".." that would climb above it is refused, not clamped.
+    const normalized = path.posix.normalize(given.replace(/^\/+/, '') || '.');
+    if (normalized === '..' || normalized.startsWith('../')) throw outside(given, this.path);
+    const relative = normalized === '.' ? '' : normalized.replace(/\/$/, '');
+    return { key: relative, absolute: relative === '' ? this.path : path.join(this.path, relative) };
+  }
+
+  /**
+   * Checks that no symbolic link takes `absolute` out of the root: the real
+   * path of its deepest existing ancestor (itself, if it exists) stays inside.
+   */
+  confine(absolute, given) {
+    let existing = absolute;
+    let real;
+    for (;;) {
+      try {
+        real = realpathSync(existing);
+        break;
+      } catch (error) {
+        if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
+        const parent = path.dirname(existing);
+        if (parent === existing) throw error;
+        existing = parent;
+      }
+    }
+    if (real !== this.path && !real.startsWith(`${this.path}/`)) throw outside(given, this.path);
+  }
+}

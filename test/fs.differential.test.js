@@ -1,0 +1,100 @@
+// Randomized differential test: the same random sequence of operations runs
+// against CacheFS (two instances sharing one cache, as two threads would) on
+// one tree and against plain node:fs on another. Every result (or error
+// code) and the final trees must be identical, in every write mode.
+// SEED=<n> replays a run; STRESS=1 runs longer.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import path from 'node:path';
+import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
+import { CacheFS } from '../lib/fs/index.js';
+import { snapshotTree, tempDir } from './helpers/fs-tree.js';
+import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+
+const OPERATIONS = STRESS ? 20_000 : 1500;
+const DIRS = ['', 'd1', 'd1/d2', 'd3'];
+const NAMES = ['a', 'b', 'c.txt'];
+
+/** Plain node:fs with the same relative-path API as CacheFS. */
+function plainFs(root) {
+  const at = (p) => path.join(root, p);
+  return {
+    readFile: (p, o) => fsp.readFile(at(p), o),
+    readFileSync: (p, o) => fs.readFileSync(at(p), o),
+    writeFile: (p, d) => fsp.writeFile(at(p), d),
+    appendFile: (p, d) => fsp.appendFile(at(p), d),
+    stat: (p) => fsp.stat(at(p)),
+    statSync: (p) => fs.statSync(at(p)),
+    readdir: (p) => fsp.readdir(at(p)),
+    readdirSync: (p) => fs.readdirSync(at(p)),
+    mkdir: async (p, o) => {
+      const first = await fsp.mkdir(at(p), o);
+      return first === undefined ? undefined : path.relative(root, first);
+    },
+    unlink: (p) => fsp.unlink(at(p)),
+    rm: (p, o) => fsp.rm(at(p), o),
+    rename: (a, b) => fsp.rename(at(a), at(b)),
+  };
+}
+
+async function outcome(run) {
+  try {
+    const value = await run();
+    if (Buffer.isBuffer(value)) return { value: value.toString('hex') };
+    if (Array.isArray(value)) return { value: [...value].sort() };
+    if (value && typeof value.isFile === 'function') return { value: { size: value.isFile() ? value.size : 'dir', file: value.isFile(), dir: value.isDirectory() } };
+    return { value };
+  } catch (error) {
+    if (!error.code || error.code.startsWith('ERR_')) throw error;
+    return { error: error.code };
+  }
+}
+
+function randomOperation(random) {
+  const dir = random.pick(DIRS);
+  const file = `${dir ? `${dir}/` : ''}${random.pick(NAMES)}`;
+  const data = Buffer.alloc(random.int(3) === 0 ? random.int(9000) : random.int(40), random.int(256));
+  const roll = random.int(100);
+  if (roll < 20) return ['writeFile', file, data];
+  if (roll < 30) return ['appendFile', file, data];
+  if (roll < 50) return ['readFile', file];
+  if (roll < 55) return ['readFileSync', file, 'latin1'];
+  if (roll < 63) return ['stat', random.int(4) === 0 ? dir : file];
+  if (roll < 66) return ['statSync', file];
+  if (roll < 74) return ['readdir', dir];
+  if (roll < 76) return ['readdirSync', dir];
+  if (roll < 82) return ['mkdir', random.pick(DIRS.slice(1)), { recursive: random.int(2) === 0 }];
+  if (roll < 88) return ['unlink', file];
+  if (roll < 92) return ['rm', random.int(2) === 0 ? file : random.pick(DIRS.slice(1)), { recursive: true, force: random.int(2) === 0 }];
+  const to = `${random.pick(DIRS) ? `${random.pick(DIRS.slice(1))}/` : ''}${random.pick(NAMES)}`;
+  return ['rename', random.int(4) === 0 ? random.pick(DIRS.slice(1)) : file, to];
+}
+
+for (const writeMode of ['write-through', 'write-around']) {
+  for (const validateMs of [0, 60_000]) {
+    test(`${OPERATIONS} random operations: CacheFS (${writeMode}, validateMs ${validateMs}) matches node:fs exactly`, async (t) => {
+      const seed = testSeed();
+      const random = seededRandom(seed);
+      const cachedRoot = tempDir(t, 'cachefs');
+      const plainRoot = tempDir(t, 'plainfs');
+      for (const root of [cachedRoot, plainRoot]) fs.mkdirSync(path.join(root, 'd1'));
+      // A small cache, so that entries are also evicted along the way.
+      const cache = new SharedCache({ memoryBytes: 2 * 2 ** 20, max: 200 });
+      const options = { root: cachedRoot, cache, writeMode, validateMs, blockBytes: 4096 };
+      const cached = [new CacheFS(options), new CacheFS(options)];
+      const plain = plainFs(plainRoot);
+      for (let op = 0; op < OPERATIONS; op++) {
+        const [name, ...args] = randomOperation(random);
+        const instance = random.pick(cached);
+        const expected = await outcome(() => plain[name](...args));
+        const actual = await outcome(() => instance[name](...args));
+        assert.deepEqual(actual, expected, `operation ${op}: ${name}(${JSON.stringify(args.map((a) => (Buffer.isBuffer(a) ? `<${a.length} bytes>` : a)))}) (SEED=${seed})`);
+      }
+      assert.deepEqual(snapshotTree(cachedRoot), snapshotTree(plainRoot), `final trees (SEED=${seed})`);
+      const stats = cached[0].stats();
+      assert.ok(stats.readHits > 0, 'reads were served from the cache');
+    });
+  }
+}

@@ -1,0 +1,87 @@
+// CacheFS confines every path to its root, and checks its options.
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
+import { CacheFS } from '../lib/fs/index.js';
+import { tempDir } from './helpers/fs-tree.js';
+
+const MiB = 2 ** 20;
+
+function setup(t) {
+  const root = tempDir(t, 'root');
+  const outside = tempDir(t, 'outside');
+  writeFileSync(path.join(outside, 'secret'), 'not yours');
+  mkdirSync(path.join(root, 'docs'));
+  writeFileSync(path.join(root, 'docs', 'a.txt'), 'inside');
+  symlinkSync(outside, path.join(root, 'escape'));
+  symlinkSync(path.join(root, 'docs'), path.join(root, 'alias'));
+  return { root, cfs: new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB }) }) };
+}
+
+test('paths are relative to the root; ".." above it is refused, not clamped', async (t) => {
+  const { root, cfs } = setup(t);
+  assert.equal(await cfs.readFile('docs/a.txt', 'utf8'), 'inside');
+  assert.equal(await cfs.readFile('/docs/a.txt', 'utf8'), 'inside');
+  assert.equal(await cfs.readFile('docs/../docs/./a.txt', 'utf8'), 'inside');
+  for (const escape of ['..', '../x', '/../x', 'docs/../../x']) {
+    await assert.rejects(cfs.readFile(escape), {
+      name: 'ArenaCacheError',
+      code: 'ERR_PATH_OUTSIDE_ROOT',
+      message: `path ${JSON.stringify(escape)} is outside the root ${cfs.root}`,
+    });
+  }
+  assert.equal(cfs.root, root);
+});
+
+test('a symbolic link leading out of the root is refused for every kind of call; one inside is followed', async (t) => {
+  const { cfs } = setup(t);
+  const refused = { name: "ArenaCacheError", code: "ERR_PATH_OUTSIDE_ROOT", message: /^path "escape(\/(secret|new|a\.txt))?" is outside the root / };
+  await assert.rejects(cfs.readFile('escape/secret'), refused);
+  assert.throws(() => cfs.readFileSync('escape/secret'), refused);
+  await assert.rejects(cfs.stat('escape'), refused);
+  await assert.rejects(cfs.readdir('escape'), refused);
+  await assert.rejects(cfs.writeFile('escape/new', 'x'), refused);
+  await assert.rejects(cfs.rm('escape/secret'), refused);
+  await assert.rejects(cfs.rename('docs/a.txt', 'escape/a.txt'), refused);
+  assert.equal(await cfs.readFile('alias/a.txt', 'utf8'), 'inside');
+});
+
+test('missing files and directories fail as node:fs does', async (t) => {
+  const { root, cfs } = setup(t);
+  await assert.rejects(cfs.readFile('nope.txt'), { code: 'ENOENT', message: `ENOENT: no such file or directory, open '${path.join(root, 'nope.txt')}'` });
+  assert.throws(() => cfs.statSync('nope'), { code: 'ENOENT' });
+  await assert.rejects(cfs.readFile('docs'), { code: 'EISDIR' });
+  await assert.rejects(cfs.readdir('docs/a.txt'), { code: 'ENOTDIR' });
+  await assert.rejects(cfs.writeFile('docs', 'x'), { code: 'EISDIR' });
+  await assert.rejects(cfs.writeFile('missing-dir/x', 'x'), { code: 'ENOENT' });
+  await assert.rejects(cfs.unlink(''), { code: 'ERR_PATH_OUTSIDE_ROOT', message: 'path "" is the root itself, which CacheFS does not remove' });
+});
+
+test('bad arguments and options are specific errors', async (t) => {
+  const { root, cfs } = setup(t);
+  const cache = new SharedCache({ memoryBytes: 4 * MiB });
+  assert.throws(() => new CacheFS(), { name: 'TypeError', message: 'options.root and options.cache are required: new CacheFS({ root, cache })' });
+  assert.throws(() => new CacheFS({ root: 7, cache }), { name: 'TypeError', message: 'options.root must be the path of a directory (got 7)' });
+  assert.throws(() => new CacheFS({ root, cache: new Map() }), { name: 'TypeError', message: 'options.cache must be a SharedCache (got an instance of Map)' });
+  assert.throws(() => new CacheFS({ root, cache, writeMode: 'write-sideways' }), {
+    name: 'RangeError',
+    message: 'options.writeMode must be one of \'write-through\', \'write-around\' (got "write-sideways")',
+  });
+  assert.throws(() => new CacheFS({ root, cache, writemode: 'write-around' }), { name: 'TypeError', message: 'options.writemode is not a known option; did you mean writeMode?' });
+  assert.throws(() => new CacheFS({ root, cache, validateMs: -1 }), {
+    name: 'RangeError',
+    message: 'options.validateMs must be an integer between 0 (check every call) and 86400000 milliseconds (got -1)',
+  });
+  assert.throws(() => new CacheFS({ root, cache, blockBytes: 8 * MiB }), { name: 'RangeError', message: /^options\.blockBytes \(8388608\) must fit in one entry of the cache/ });
+  assert.throws(() => new CacheFS({ root: path.join(root, 'nope'), cache }), { name: 'ArenaCacheError', code: 'ERR_FS_ROOT', message: /^options\.root .*nope cannot be served: ENOENT/ });
+  assert.throws(() => new CacheFS({ root: path.join(root, 'docs', 'a.txt'), cache }), { code: 'ERR_FS_ROOT', message: /cannot be served: ENOTDIR/ });
+  await assert.rejects(cfs.readFile(42), { name: 'TypeError', message: 'path must be a string (got 42)' });
+  await assert.rejects(cfs.readFile('a\0b'), { name: 'RangeError', message: 'path must not contain NUL characters (got "a\\u0000b")' });
+  await assert.rejects(cfs.readFile('docs/a.txt', 'klingon'), { name: 'TypeError', message: 'options must be a Buffer encoding such as \'utf8\' (got "klingon")' });
+  await assert.rejects(cfs.readFile('docs/a.txt', { flag: 'r' }), { name: 'TypeError', message: 'options.flag is not a known option of readFile(); the only one is encoding' });
+  await assert.rejects(cfs.writeFile('x', 12), { name: 'TypeError', message: 'data must be a string, Buffer, TypedArray or DataView (got 12)' });
+  await assert.rejects(cfs.writeFile('x', 'y', { mode: -1 }), { name: 'RangeError', message: 'options.mode must be a file mode from 0 to 0o7777 (got -1)' });
+  await assert.rejects(cfs.rename(1, 'b'), { name: 'TypeError', message: 'from must be a string (got 1)' });
+});
