@@ -38,6 +38,8 @@ export const codes = Object.freeze({
   ERR_BLOCKS_FULL: 'ERR_BLOCKS_FULL',
   /** BlockStore: a write would leave unknown bytes between it and a dirty block's data. */
   ERR_BLOCK_GAP: 'ERR_BLOCK_GAP',
+  /** CacheFS: a call on a file handle after its close(). */
+  ERR_HANDLE_CLOSED: 'ERR_HANDLE_CLOSED',
   /** CacheFS: options.root does not exist or is not a directory. */
   ERR_FS_ROOT: 'ERR_FS_ROOT',
   /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */

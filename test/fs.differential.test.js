@@ -36,7 +36,32 @@ function plainFs(root) {
     unlink: (p) => fsp.unlink(at(p)),
     rm: (p, o) => fsp.rm(at(p), o),
     rename: (a, b) => fsp.rename(at(a), at(b)),
+    open: (p, flags) => fsp.open(at(p), flags),
   };
+}
+
+const FLAGS = ['r', 'r+', 'w', 'w+', 'a', 'a+'];
+
+/** Operations on open handles: the same call on CacheFS's handle and on node's. */
+async function handleOperation(random, handles, side) {
+  const roll = random.int(100);
+  const slot = random.int(handles.length);
+  const handle = handles[slot][side];
+  if (roll < 30) {
+    const buffer = Buffer.alloc(random.int(6000));
+    const position = random.int(3) === 0 ? null : random.int(9000);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    return buffer.subarray(0, bytesRead);
+  }
+  if (roll < 60) {
+    const data = Buffer.alloc(random.int(5000), random.int(256));
+    const position = random.int(3) === 0 ? null : random.int(9000);
+    return (await handle.write(data, 0, data.length, position)).bytesWritten;
+  }
+  if (roll < 70) return handle.truncate(random.int(7000));
+  if (roll < 85) return (await handle.stat()).size;
+  await handle.close();
+  return 'closed';
 }
 
 async function outcome(run) {
@@ -85,12 +110,48 @@ for (const writeMode of ['write-through', 'write-around']) {
       const options = { root: cachedRoot, cache, writeMode, validateMs, blockBytes: 4096 };
       const cached = [new CacheFS(options), new CacheFS(options)];
       const plain = plainFs(plainRoot);
+      const handles = [];
       for (let op = 0; op < OPERATIONS; op++) {
+        if (handles.length > 0 && random.int(4) === 0) {
+          // Both sides draw the same random numbers: replay the generator for the second.
+          const state = random.int(2 ** 31);
+          const expected = await outcome(() => handleOperation(seededRandom(state), handles, 'plain'));
+          const actual = await outcome(() => handleOperation(seededRandom(state), handles, 'cached'));
+          assert.deepEqual(actual, expected, `operation ${op}: handle operation ${state} (SEED=${seed})`);
+          if (expected.value === 'closed') {
+            const replay = seededRandom(state);
+            replay.int(100);
+            handles.splice(replay.int(handles.length), 1);
+          }
+          continue;
+        }
+        if (handles.length < 3 && random.int(8) === 0) {
+          const file = `${random.pick(DIRS) ? `${random.pick(DIRS.slice(1))}/` : ''}${random.pick(NAMES)}`;
+          const flags = random.pick(FLAGS);
+          const instance = random.pick(cached);
+          let plainHandle = null;
+          let cachedHandle = null;
+          const expected = await outcome(async () => {
+            plainHandle = await plain.open(file, flags);
+            return 'opened';
+          });
+          const actual = await outcome(async () => {
+            cachedHandle = await instance.open(file, flags);
+            return 'opened';
+          });
+          assert.deepEqual(actual, expected, `operation ${op}: open(${file}, ${flags}) (SEED=${seed})`);
+          if (plainHandle !== null && cachedHandle !== null) handles.push({ cached: cachedHandle, plain: plainHandle });
+          continue;
+        }
         const [name, ...args] = randomOperation(random);
         const instance = random.pick(cached);
         const expected = await outcome(() => plain[name](...args));
         const actual = await outcome(() => instance[name](...args));
         assert.deepEqual(actual, expected, `operation ${op}: ${name}(${JSON.stringify(args.map((a) => (Buffer.isBuffer(a) ? `<${a.length} bytes>` : a)))}) (SEED=${seed})`);
+      }
+      for (const pair of handles) {
+        await pair.cached.close();
+        await pair.plain.close();
       }
       assert.deepEqual(snapshotTree(cachedRoot), snapshotTree(plainRoot), `final trees (SEED=${seed})`);
       const stats = cached[0].stats();

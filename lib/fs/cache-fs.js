@@ -22,6 +22,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkObject } from '../cache/options.js';
+import * as fsp from 'node:fs/promises';
+import { CacheFileHandle } from './file-handle.js';
 import { runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
 import { Root } from './root.js';
@@ -79,7 +81,7 @@ export class CacheFS {
   #blockBytes;
   #maxFileBytes;
   #generationKey;
-  #counters = { reads: 0, readHits: 0, readMisses: 0, bytesRead: 0, writes: 0, bytesWritten: 0, stats: 0, statHits: 0, validations: 0, staleFiles: 0 };
+  #counters = { reads: 0, readHits: 0, readMisses: 0, bytesRead: 0, writes: 0, bytesWritten: 0, stats: 0, statHits: 0, validations: 0, staleFiles: 0, handleReadHits: 0 };
 
   /**
    * @param {import('./options.js').DEFAULTS} options
@@ -109,7 +111,7 @@ export class CacheFS {
     return this.#writeMode;
   }
 
-  /** Counters of this instance (reads, hits, misses, bytes, writes, stats, validations). */
+  /** Counters of this instance (reads, hits, misses, bytes, writes, stats, validations, handle reads from the cache). */
   stats() {
     return { ...this.#counters };
   }
@@ -170,6 +172,27 @@ export class CacheFS {
   /** Removes `path` (`{ recursive, force }` as in node:fs). */
   rm(path, options) {
     return runAsync(this.#structureFlow('rm', path, options));
+  }
+
+  /**
+   * Opens `path` with node:fs flags ('r', 'r+', 'w', 'a', 'wx', ...) and
+   * resolves to a CacheFileHandle (read, write, truncate, stat, close).
+   */
+  async open(path, flags = 'r', mode = 0o666) {
+    const { key, absolute } = this.#root.resolve(path);
+    if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
+    if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw new RangeError(`mode must be a file mode from 0 to 0o7777 (got ${describe(mode)})`);
+    this.#root.confine(absolute, path);
+    const handle = await fsp.open(absolute, flags, mode);
+    const files = {
+      key,
+      validateMs: this.#validateMs,
+      contentOf: (fileKey, version) => this.#contentOfVersion(fileKey, version),
+      afterWrite: () => this.#afterHandleWrite(),
+    };
+    // 'w', 'a' and 'x' flags may create or truncate the file.
+    if (/[wax]/.test(flags)) this.#afterHandleWrite();
+    return new CacheFileHandle(handle, path, flags, files);
   }
 
   /** Renames `from` to `to`, both inside the root. */
@@ -320,6 +343,24 @@ export class CacheFS {
     else this.#counters.staleFiles++;
     this.#cache.set(metaKey, fresh);
     return fresh;
+  }
+
+  /** The cached bytes of `key` if the cache holds exactly the file version `version` (inode included), else null. */
+  #contentOfVersion(key, version) {
+    const record = this.#cache.get(this.#metaKey(key));
+    if (record === undefined || !sameVersion(record, version) || !isFileRecord(record)) return null;
+    const content = this.#cachedContent(record);
+    if (content !== null) this.#counters.handleReadHits++;
+    return content;
+  }
+
+  /**
+   * A handle changed its file, which may be known under another path by now
+   * (renamed since it was opened, or a hard link): drop every metadata
+   * record of the root, as a rename does.
+   */
+  #afterHandleWrite() {
+    this.#newGeneration();
   }
 
   /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */

@@ -1,0 +1,146 @@
+// CacheFileHandle: what CacheFS#open() resolves to, shaped like node:fs
+// FileHandle (read, write, truncate, stat, close).
+//
+// The handle owns a real file descriptor, so it keeps working on the file it
+// opened even if that file is renamed or removed meanwhile, as a node:fs
+// FileHandle does. Reads are served from the cache when the cache holds the
+// very version of the very file the descriptor points at (checked against an
+// fstat at most every validateMs, and after each of this handle's own writes);
+// otherwise they read through the descriptor. Writes and truncation go to the
+// disk through the descriptor, and then every cached metadata record of the
+// root is dropped (a new generation, as for a rename): the file may be known
+// under another path by now (renamed since it was opened), so the next access
+// to any path stats the disk again (write-through and write-around alike: a
+// handle never patches cached bytes at an offset it might get wrong, such as
+// an append's).
+
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import { statRecord } from './stats.js';
+
+function checkInteger(value, name, min, max) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max} (got ${describe(value)})`);
+  }
+}
+
+/** Checks (buffer, offset, length, position) as node:fs FileHandle#read/#write take them; fills the defaults. */
+function checkRange(method, buffer, offset, length, position) {
+  if (!(buffer instanceof Uint8Array)) throw new TypeError(`buffer must be a Buffer or Uint8Array (got ${describe(buffer)})`);
+  const start = offset ?? 0;
+  checkInteger(start, 'offset', 0, buffer.byteLength);
+  const count = length ?? buffer.byteLength - start;
+  checkInteger(count, 'length', 0, buffer.byteLength - start);
+  if (position !== null && position !== undefined) checkInteger(position, 'position', 0, Number.MAX_SAFE_INTEGER);
+  return { start, count, at: position ?? null, method };
+}
+
+export class CacheFileHandle {
+  #handle;
+  #path;
+  #files;
+  #record = null;
+  #checkedAt = -Infinity;
+
+  /**
+   * @param {import('node:fs/promises').FileHandle} handle
+   * @param {string} path as given to open()
+   * @param {string} flags as given to open()
+   * @param {{ validateMs: number, contentOf(key: string, record: object): Buffer | null, afterWrite(): void, key: string }} files
+   *   what the handle needs of its CacheFS
+   */
+  #readable;
+
+  constructor(handle, path, flags, files) {
+    this.#handle = handle;
+    this.#path = path;
+    // 'w', 'a', 'wx', 'ax' without '+' are write-only: reads must fail as the descriptor's do (EBADF).
+    this.#readable = flags.includes('r') || flags.includes('+');
+    this.#files = files;
+  }
+
+  /** The descriptor number, as on node:fs FileHandle. */
+  get fd() {
+    return this.#handle.fd;
+  }
+
+  #open() {
+    if (this.#handle === null) {
+      throw new ArenaCacheError(codes.ERR_HANDLE_CLOSED, `the file handle of ${describe(this.#path)} is closed`);
+    }
+    return this.#handle;
+  }
+
+  /** The descriptor's file version, fstat'ed at most every validateMs. */
+  async #version(handle) {
+    const now = Date.now();
+    if (this.#record === null || now - this.#checkedAt >= this.#files.validateMs) {
+      this.#record = statRecord(await handle.stat(), now);
+      this.#checkedAt = now;
+    }
+    return this.#record;
+  }
+
+  /**
+   * Reads into `buffer` as node:fs FileHandle#read does: `length` bytes at
+   * `offset` in the buffer, from `position` in the file (null: the current
+   * position, which then advances). Resolves { bytesRead, buffer }.
+   */
+  async read(buffer, offset, length, position) {
+    const handle = this.#open();
+    const { start, count, at } = checkRange('read', buffer, offset, length, position);
+    if (this.#readable && at !== null && count > 0) {
+      const content = this.#files.contentOf(this.#files.key, await this.#version(handle));
+      if (content !== null) {
+        const end = Math.min(content.length, at + count);
+        const bytesRead = Math.max(0, end - at);
+        if (bytesRead > 0) content.copy(buffer, start, at, end);
+        // The same shape as node:fs FileHandle#read's result.
+        return Object.assign(Object.create(null), { bytesRead, buffer });
+      }
+    }
+    return handle.read(buffer, start, count, at);
+  }
+
+  /**
+   * Writes `length` bytes of `buffer` from `offset` at `position` in the
+   * file (null: the current position; files opened for appending always
+   * append). Resolves { bytesWritten, buffer }.
+   */
+  async write(buffer, offset, length, position) {
+    const handle = this.#open();
+    const { start, count, at } = checkRange('write', buffer, offset, length, position);
+    const result = await handle.write(buffer, start, count, at);
+    await this.#changed(handle);
+    return result;
+  }
+
+  /** Truncates (or extends with zeros) the file to `length` bytes (default 0). */
+  async truncate(length = 0) {
+    const handle = this.#open();
+    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
+    await handle.truncate(length);
+    await this.#changed(handle);
+  }
+
+  /** The descriptor's current Stats (node:fs Stats). */
+  async stat() {
+    return this.#open().stat();
+  }
+
+  /** Closes the descriptor; later calls fail with ERR_HANDLE_CLOSED. Closing twice is harmless. */
+  async close() {
+    if (this.#handle === null) return;
+    const handle = this.#handle;
+    this.#handle = null;
+    await handle.close();
+  }
+
+  /** The file changed through this handle: note its new version here, and let the CacheFS drop what it knew. */
+  async #changed(handle) {
+    const record = statRecord(await handle.stat(), Date.now());
+    this.#record = record;
+    this.#checkedAt = record.checkedAt;
+    this.#files.afterWrite();
+  }
+}
