@@ -23,7 +23,9 @@ import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkObject } from '../cache/options.js';
 import * as fsp from 'node:fs/promises';
+import { minimatch } from 'minimatch';
 import { CacheFileHandle } from './file-handle.js';
+import { warmOptions, WarmJob } from './warming.js';
 import { runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
 import { Root } from './root.js';
@@ -193,6 +195,126 @@ export class CacheFS {
     // 'w', 'a' and 'x' flags may create or truncate the file.
     if (/[wax]/.test(flags)) this.#afterHandleWrite();
     return new CacheFileHandle(handle, path, flags, files);
+  }
+
+  /**
+   * Reads `paths` into the cache in the background; see WarmJob ('progress'
+   * and 'failed' events, `finished`).
+   * @param {string[]} paths
+   * @param {{ concurrency?: number, signal?: AbortSignal }} [options]
+   */
+  warm(paths, options) {
+    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
+      throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
+    }
+    return new WarmJob((p) => this.readFile(p), paths, warmOptions(options));
+  }
+
+  /**
+   * Warms the files of directory `dir` (with `recursive`, of its
+   * subdirectories too), those whose path relative to `dir` matches the glob
+   * `pattern` (minimatch syntax, e.g. '**\/*.css') if one is given.
+   * @param {string} dir
+   * @param {{ recursive?: boolean, pattern?: string, concurrency?: number, signal?: AbortSignal }} [options]
+   */
+  warmDir(dir, options) {
+    const { recursive = false, pattern } = options ?? {};
+    const settings = warmOptions(options, { recursive: false, pattern: undefined });
+    if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
+    if (pattern !== undefined && typeof pattern !== 'string') throw new TypeError(`options.pattern must be a glob string such as '**/*.css' (got ${describe(pattern)})`);
+    const { key } = this.#root.resolve(dir, 'dir');
+    return new WarmJob((p) => this.readFile(p), this.#listFiles(key, recursive, pattern), settings);
+  }
+
+  /**
+   * Warms the files named in the text file `listFile` (a path on the host, one
+   * root-relative path a line; empty lines and lines starting with # are skipped).
+   */
+  warmFromList(listFile, options) {
+    if (typeof listFile !== 'string') throw new TypeError(`listFile must be a string (got ${describe(listFile)})`);
+    const settings = warmOptions(options);
+    const paths = fsp.readFile(listFile, 'utf8').then((text) =>
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '' && !line.startsWith('#')),
+    );
+    return new WarmJob((p) => this.readFile(p), paths, settings);
+  }
+
+  async #listFiles(dirKey, recursive, pattern) {
+    const files = [];
+    const walk = async (key) => {
+      for (const name of (await this.readdir(key)).sort()) {
+        const child = key === '' ? name : `${key}/${name}`;
+        const stats = await this.stat(child);
+        if (stats.isDirectory()) {
+          if (recursive) await walk(child);
+        } else if (stats.isFile()) {
+          const relative = dirKey === '' ? child : child.slice(dirKey.length + 1);
+          if (pattern === undefined || minimatch(relative, pattern, { dot: true })) files.push(child);
+        }
+      }
+    };
+    await walk(dirKey);
+    return files;
+  }
+
+  /**
+   * Drops what the cache knows of some files, so the next access reads the
+   * disk: `paths` (an array), or every cached path under `{ prefix }` or
+   * matching `{ pattern }` (a glob, minimatch syntax). Returns how many
+   * cached records were dropped.
+   * @param {string[] | { prefix?: string, pattern?: string }} target
+   */
+  invalidate(target) {
+    if (Array.isArray(target)) {
+      let dropped = 0;
+      for (const given of target) {
+        if (this.#cache.delete(this.#metaKey(this.#root.resolve(given).key))) dropped++;
+      }
+      return dropped;
+    }
+    if (target === null || typeof target !== 'object') {
+      throw new TypeError(`target must be an array of paths, { prefix } or { pattern } (got ${describe(target)})`);
+    }
+    const { prefix, pattern } = target;
+    if ((prefix === undefined) === (pattern === undefined) || Object.keys(target).some((name) => name !== 'prefix' && name !== 'pattern')) {
+      throw new TypeError('target must have exactly one of prefix and pattern');
+    }
+    if (prefix !== undefined && typeof prefix !== 'string') throw new TypeError(`target.prefix must be a string (got ${describe(prefix)})`);
+    if (pattern !== undefined && typeof pattern !== 'string') throw new TypeError(`target.pattern must be a glob string (got ${describe(pattern)})`);
+    const under = prefix === undefined ? null : this.#root.resolve(prefix, 'target.prefix').key;
+    const metaPrefix = this.#metaKey('');
+    const doomed = [];
+    // Walks the cache's keys (O(entries)): a batch operation, not a hot path.
+    for (const key of this.#cache.keys()) {
+      if (typeof key !== 'string' || !key.startsWith(metaPrefix)) continue;
+      const file = key.slice(metaPrefix.length);
+      const match = under !== null ? under === '' || file === under || file.startsWith(`${under}/`) : minimatch(file, pattern, { dot: true });
+      if (match) doomed.push(key);
+    }
+    let dropped = 0;
+    for (const key of doomed) if (this.#cache.delete(key)) dropped++;
+    return dropped;
+  }
+
+  /**
+   * The stats of many paths at once: [{ path, stats }] or [{ path, error }]
+   * (a missing file is an entry with its error, not a rejection).
+   */
+  async batchStats(paths) {
+    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
+      throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
+    }
+    return Promise.all(
+      paths.map((p) =>
+        this.stat(p).then(
+          (stats) => ({ path: p, stats }),
+          (error) => ({ path: p, error }),
+        ),
+      ),
+    );
   }
 
   /** Renames `from` to `to`, both inside the root. */
