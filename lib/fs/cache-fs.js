@@ -3,7 +3,7 @@
 // cache, every process) that serves the same root shares one cache.
 //
 // Keys (one cache can serve several roots):
-//   metadata   fs\0m\0<generation>\0<root>\0<path>   -> stat record (see stats.js)
+//   metadata   fs\0m\0<root id>\0<generation>\0<path> -> stat record (see stats.js)
 //   data       fs\0d\0<nonce>\0<block>                  -> bytes
 //   listings   fs\0l\0<nonce>                           -> names
 // A file's data is keyed by a random nonce that its metadata record carries:
@@ -18,7 +18,7 @@
 // key carries (one random token per root, in the cache), so no thread keeps
 // serving a path that moved or vanished with its directory.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkObject } from '../cache/options.js';
@@ -29,7 +29,12 @@ import { warmOptions, WarmJob } from './warming.js';
 import { runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
 import { Root } from './root.js';
-import { CachedStats, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+import { CachedStats, decodeRecord, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+
+/** A random 48-bit integer naming one cached copy of a file's data or a directory's listing. */
+function newNonce() {
+  return randomBytes(6).readUIntBE(0, 6);
+}
 
 const ENCODINGS = new Set(['utf8', 'utf-8', 'ascii', 'latin1', 'binary', 'base64', 'base64url', 'hex', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le']);
 
@@ -83,6 +88,7 @@ export class CacheFS {
   #blockBytes;
   #maxFileBytes;
   #generationKey;
+  #rootId;
   #counters = { reads: 0, readHits: 0, readMisses: 0, bytesRead: 0, writes: 0, bytesWritten: 0, stats: 0, statHits: 0, validations: 0, staleFiles: 0, handleReadHits: 0 };
 
   /**
@@ -100,7 +106,9 @@ export class CacheFS {
     this.#validateMs = resolved.validateMs;
     this.#blockBytes = resolved.blockBytes;
     this.#maxFileBytes = resolved.maxFileBytes;
-    this.#generationKey = `fs\0g\0${this.#root.path}`;
+    // Keys name the root by a short hash of its path: every lookup hashes its key.
+    this.#rootId = createHash('sha256').update(this.#root.path).digest('base64url').slice(0, 12);
+    this.#generationKey = `fs\0g\0${this.#rootId}`;
   }
 
   /** The real path of the root directory. */
@@ -121,13 +129,28 @@ export class CacheFS {
   /** The contents of `path`: a Buffer, or a string with an encoding. */
   async readFile(path, options) {
     // Argument errors reject, as with node:fs/promises.
-    const encoding = readEncoding(options, 'readFile');
-    return decode(await runAsync(this.#readFlow(path)), encoding);
+    const encoding = options === undefined ? null : readEncoding(options, 'readFile');
+    const hit = this.#readHit(path);
+    return decode(hit ?? (await runAsync(this.#readFlow(path))), encoding);
   }
 
   readFileSync(path, options) {
-    const encoding = readEncoding(options, 'readFileSync');
-    return decode(runSync(this.#readFlow(path)), encoding);
+    const encoding = options === undefined ? null : readEncoding(options, 'readFileSync');
+    return decode(this.#readHit(path) ?? runSync(this.#readFlow(path)), encoding);
+  }
+
+  /** A read served from fresh metadata and cached data without any I/O, or null (then #readFlow runs). */
+  #readHit(given) {
+    const key = this.#root.key(given);
+    const record = this.#getRecord(this.#metaKey(key));
+    if (record === undefined || Date.now() - record.checkedAt >= this.#validateMs || !isFileRecord(record)) return null;
+    const bytes = this.#cachedContent(record);
+    if (bytes === null) return null;
+    const counters = this.#counters;
+    counters.reads++;
+    counters.readHits++;
+    counters.bytesRead += bytes.length;
+    return bytes;
   }
 
   /** Stats of `path` (node:fs Stats-shaped), from the cache while they are fresh. */
@@ -354,7 +377,7 @@ export class CacheFS {
     if (record === undefined) {
       this.#root.confine(absolute, given);
       record = statRecord(yield ['stat', absolute], Date.now());
-      this.#cache.set(this.#metaKey(key), record);
+      this.#setRecord(this.#metaKey(key), record);
     } else {
       this.#counters.statHits++;
     }
@@ -367,7 +390,7 @@ export class CacheFS {
     this.#root.confine(absolute, given);
     if (record === undefined) {
       record = statRecord(yield ['stat', absolute], Date.now());
-      this.#cache.set(this.#metaKey(key), record);
+      this.#setRecord(this.#metaKey(key), record);
     }
     // A file: node:fs gives ENOTDIR.
     if (!isDirectoryRecord(record)) return yield ['readdir', absolute];
@@ -379,9 +402,9 @@ export class CacheFS {
     const after = statRecord(yield ['stat', absolute], Date.now());
     if (sameVersion(record, after)) {
       // Like file data, a listing is named by a nonce in the directory's record.
-      after.nonce = randomBytes(12).toString('base64');
+      after.nonce = newNonce();
       this.#cache.set(`fs\0l\0${after.nonce}`, names);
-      this.#cache.set(this.#metaKey(key), after);
+      this.#setRecord(this.#metaKey(key), after);
     }
     return names;
   }
@@ -392,7 +415,7 @@ export class CacheFS {
     const bytes = toBytes(data, encoding);
     this.#root.confine(absolute, given);
     // What the cache holds now: an append can extend it instead of rereading.
-    const previous = append ? this.#cache.get(this.#metaKey(key)) : undefined;
+    const previous = append ? this.#getRecord(this.#metaKey(key)) : undefined;
     const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
     const diskOptions = mode === undefined ? undefined : { mode };
     yield [append ? 'appendFile' : 'writeFile', absolute, bytes, diskOptions];
@@ -409,7 +432,7 @@ export class CacheFS {
     if (!append) contents = bytes;
     else if (previousBytes !== null && previousBytes.length + bytes.length === record.size) contents = Buffer.concat([previousBytes, bytes]);
     if (contents !== null && contents.length === record.size) this.#remember(key, record, contents);
-    else this.#cache.set(this.#metaKey(key), record);
+    else this.#setRecord(this.#metaKey(key), record);
   }
 
   *#structureFlow(operation, given, options) {
@@ -445,7 +468,7 @@ export class CacheFS {
    */
   *#freshRecord(key, absolute, given) {
     const metaKey = this.#metaKey(key);
-    const record = this.#cache.get(metaKey);
+    const record = this.#getRecord(metaKey);
     if (record === undefined) return undefined;
     const now = Date.now();
     if (now - record.checkedAt < this.#validateMs) return record;
@@ -463,13 +486,13 @@ export class CacheFS {
     // cache's back: the fresh record names none, so the file is read again.
     if (sameVersion(record, fresh)) fresh.nonce = record.nonce;
     else this.#counters.staleFiles++;
-    this.#cache.set(metaKey, fresh);
+    this.#setRecord(metaKey, fresh);
     return fresh;
   }
 
   /** The cached bytes of `key` if the cache holds exactly the file version `version` (inode included), else null. */
   #contentOfVersion(key, version) {
-    const record = this.#cache.get(this.#metaKey(key));
+    const record = this.#getRecord(this.#metaKey(key));
     if (record === undefined || !sameVersion(record, version) || !isFileRecord(record)) return null;
     const content = this.#cachedContent(record);
     if (content !== null) this.#counters.handleReadHits++;
@@ -488,14 +511,14 @@ export class CacheFS {
   /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */
   #remember(key, record, data) {
     if (data.length <= this.#maxFileBytes) {
-      record.nonce = randomBytes(12).toString('base64');
+      record.nonce = newNonce();
       const blockBytes = this.#blockBytes;
       const prefix = this.#dataPrefix(record);
       for (let block = 0, start = 0; start < data.length; block++, start += blockBytes) {
         this.#cache.set(`${prefix}${block}`, data.subarray(start, Math.min(data.length, start + blockBytes)));
       }
     }
-    this.#cache.set(this.#metaKey(key), record);
+    this.#setRecord(this.#metaKey(key), record);
   }
 
   /** The file's bytes from the cache, or null when any block is missing (evicted, or never cached). */
@@ -518,12 +541,20 @@ export class CacheFS {
     return out;
   }
 
+  #getRecord(metaKey) {
+    return decodeRecord(this.#cache.get(metaKey));
+  }
+
+  #setRecord(metaKey, record) {
+    this.#cache.set(metaKey, encodeRecord(record));
+  }
+
   #dataPrefix(record) {
     return `fs\0d\0${record.nonce}\0`;
   }
 
   #metaKey(key) {
-    return `fs\0m\0${this.#generation()}\0${this.#root.path}\0${key}`;
+    return `fs\0m\0${this.#rootId}\0${this.#generation()}\0${key}`;
   }
 
   /** The root's current generation token (random, so one evicted and made anew never repeats an old one). */

@@ -14,7 +14,12 @@ function outside(given, root) {
   return new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is outside the root ${root}`);
 }
 
+/** Paths whose keys are remembered, at most. */
+const KEY_MEMO_SIZE = 4096;
+
 export class Root {
+  #keys = new Map();
+
   /** @param {string} root an existing directory */
   constructor(root) {
     this.path = realpathSync(root);
@@ -24,17 +29,33 @@ export class Root {
   }
 
   /**
-   * The key of `given` inside the root ("" for the root, "a/b" otherwise)
-   * and its absolute path. Lexical only: no disk access.
+   * The key of `given` inside the root ("" for the root, "a/b" otherwise).
+   * Lexical only: no disk access. Recent answers are remembered (the same
+   * few paths are asked for again and again).
    */
-  resolve(given, name = 'path') {
+  key(given, name = 'path') {
+    const known = this.#keys.get(given);
+    if (known !== undefined) return known;
     if (typeof given !== 'string') throw new TypeError(`${name} must be a string (got ${describe(given)})`);
     if (given.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(given)})`);
     // Relative to the root ("/a" is "a"); ".." that would climb above it is refused, not clamped.
     const normalized = path.posix.normalize(given.replace(/^\/+/, '') || '.');
     if (normalized === '..' || normalized.startsWith('../')) throw outside(given, this.path);
-    const relative = normalized === '.' ? '' : normalized.replace(/\/$/, '');
-    return { key: relative, absolute: relative === '' ? this.path : path.join(this.path, relative) };
+    const key = normalized === '.' ? '' : normalized.replace(/\/$/, '');
+    if (this.#keys.size >= KEY_MEMO_SIZE) this.#keys.clear();
+    this.#keys.set(given, key);
+    return key;
+  }
+
+  /** The absolute path of a key. */
+  absolute(key) {
+    return key === '' ? this.path : `${this.path}/${key}`;
+  }
+
+  /** { key, absolute } of `given` (see key()). */
+  resolve(given, name = 'path') {
+    const key = this.key(given, name);
+    return { key, absolute: this.absolute(key) };
   }
 
   /**

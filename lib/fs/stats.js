@@ -7,11 +7,56 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
-/** A plain record of a node:fs Stats, with when it was read. */
+/** A plain record of a node:fs Stats, with when it was read (and, once its data is cached, the nonce that names it). */
 export function statRecord(stats, checkedAt) {
-  const record = { checkedAt };
+  const record = { checkedAt, nonce: undefined };
   for (const field of FIELDS) record[field] = stats[field];
   return record;
+}
+
+// In the cache a record is 16 float64s (checkedAt, the fields, the nonce or
+// NaN): decoding raw numbers costs a fraction of a codec's object decoding,
+// and a cache hit reads one record per call.
+const RECORD_DOUBLES = FIELDS.length + 2;
+const RECORD_BYTES = RECORD_DOUBLES * 8;
+
+/** The bytes a record is stored as. */
+export function encodeRecord(record) {
+  const bytes = Buffer.allocUnsafe(RECORD_BYTES);
+  bytes.writeDoubleLE(record.checkedAt, 0);
+  for (let i = 0; i < FIELDS.length; i++) bytes.writeDoubleLE(record[FIELDS[i]], 8 + 8 * i);
+  bytes.writeDoubleLE(record.nonce ?? Number.NaN, RECORD_BYTES - 8);
+  return bytes;
+}
+
+/** The record stored as `bytes`, or undefined for anything else under its key. */
+export function decodeRecord(bytes) {
+  if (!Buffer.isBuffer(bytes) || bytes.length !== RECORD_BYTES) return undefined;
+  // Buffers from the cache are 8-byte aligned; a copy makes any other one so.
+  const aligned = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
+  const d = new Float64Array(aligned.buffer, aligned.byteOffset, RECORD_DOUBLES);
+  // One object literal in FIELDS order: every record has the same shape.
+  return {
+    checkedAt: d[0],
+    nonce: Number.isNaN(d[15]) ? undefined : d[15],
+    dev: d[1],
+    ino: d[2],
+    mode: d[3],
+    nlink: d[4],
+    uid: d[5],
+    gid: d[6],
+    rdev: d[7],
+    size: d[8],
+    blksize: d[9],
+    blocks: d[10],
+    atimeMs: d[11],
+    mtimeMs: d[12],
+    ctimeMs: d[13],
+    birthtimeMs: d[14],
+  };
+}
+if (FIELDS.join() !== 'dev,ino,mode,nlink,uid,gid,rdev,size,blksize,blocks,atimeMs,mtimeMs,ctimeMs,birthtimeMs') {
+  throw new Error('stats.js: decodeRecord no longer follows FIELDS');
 }
 
 /** Whether two records describe the same version of a file: same inode, size and modification time. */

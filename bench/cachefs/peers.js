@@ -1,0 +1,66 @@
+// The file layers the CacheFS benchmark compares, behind one interface
+// ({ readFile(path), writeFile(path, data) }, paths relative to the root):
+// plain node:fs (async and sync), the seed's copy-on-read cache (a Map of
+// file contents handing out copies), and CacheFS in each write mode.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import path from 'node:path';
+import { SharedCache } from '../../lib/index.js';
+import { CacheFS } from '../../lib/fs/index.js';
+
+export const LAYERS = Object.freeze(['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-around']);
+
+/**
+ * @param {string} name one of LAYERS
+ * @param {string} root
+ * @param {{ max?: number }} budget an entry bound for the caches (both
+ *   the Map and CacheFS hold at most this many files' worth when given)
+ */
+export function createLayer(name, root, { maxFiles } = {}) {
+  const at = (p) => path.join(root, p);
+  if (name === 'fs') return { readFile: (p) => fsp.readFile(at(p)), writeFile: (p, d) => fsp.writeFile(at(p), d), hitRatio: () => null };
+  if (name === 'fs sync') {
+    return { readFile: async (p) => readFileSync(at(p)), writeFile: async (p, d) => writeFileSync(at(p), d), hitRatio: () => null };
+  }
+  if (name === 'Map copy-on-read') {
+    // The seed's "corfs": contents cached on first read, a copy handed out
+    // on every read, evicted oldest-first beyond maxFiles.
+    const map = new Map();
+    let hits = 0;
+    let reads = 0;
+    return {
+      async readFile(p) {
+        reads++;
+        const cached = map.get(p);
+        if (cached !== undefined) {
+          hits++;
+          return Buffer.from(cached);
+        }
+        const data = await fsp.readFile(at(p));
+        map.set(p, Buffer.from(data));
+        if (maxFiles !== undefined && map.size > maxFiles) map.delete(map.keys().next().value);
+        return data;
+      },
+      async writeFile(p, d) {
+        await fsp.writeFile(at(p), d);
+        map.set(p, Buffer.from(d));
+      },
+      hitRatio: () => (reads === 0 ? 0 : hits / reads),
+    };
+  }
+  const writeMode = name === 'CacheFS write-through' ? 'write-through' : 'write-around';
+  // Each cached file takes two entries (its record and its data).
+  const cache = new SharedCache({ memoryBytes: 64 * 2 ** 20, ...(maxFiles === undefined ? {} : { max: Math.max(16, 2 * maxFiles) }) });
+  const cfs = new CacheFS({ root, cache, writeMode });
+  return {
+    readFile: (p) => cfs.readFile(p),
+    writeFile: (p, d) => cfs.writeFile(p, d),
+    hitRatio: () => {
+      const { reads, readHits } = cfs.stats();
+      return reads === 0 ? 0 : readHits / reads;
+    },
+    handle: cache.handle,
+    writeMode,
+  };
+}

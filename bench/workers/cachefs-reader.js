@@ -1,0 +1,24 @@
+// One reader thread of the CacheFS ConcurrentReads scenario: reads random
+// files of the set for `durationMs` through plain node:fs, a private
+// copy-on-read Map, or a CacheFS on the shared cache.
+import { parentPort, workerData } from 'node:worker_threads';
+import { SharedCache } from '../../lib/index.js';
+import { CacheFS } from '../../lib/fs/index.js';
+import { createLayer } from '../cachefs/peers.js';
+
+const { layer, root, handle, count, durationMs, seed, barrier, parties } = workerData;
+const files = layer === 'CacheFS (shared)' ? new CacheFS({ root, cache: SharedCache.attach(handle) }) : createLayer(layer, root);
+const gate = new Int32Array(barrier);
+Atomics.add(gate, 0, 1);
+while (Atomics.load(gate, 0) < parties) Atomics.wait(gate, 1, 0, 1);
+let x = seed;
+let reads = 0;
+const started = performance.now();
+while (performance.now() - started < durationMs) {
+  for (let i = 0; i < 64; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    await files.readFile(`f${x % count}.bin`);
+    reads++;
+  }
+}
+parentPort.postMessage({ reads, elapsedMs: performance.now() - started });
