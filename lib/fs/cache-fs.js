@@ -417,8 +417,7 @@ export class CacheFS {
     // What the cache holds now: an append can extend it instead of rereading.
     const previous = append ? this.#getRecord(this.#metaKey(key)) : undefined;
     const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
-    const diskOptions = mode === undefined ? undefined : { mode };
-    yield [append ? 'appendFile' : 'writeFile', absolute, bytes, diskOptions];
+    const stats = yield ['store', absolute, bytes, append ? 'a' : 'w', mode ?? 0o666];
     this.#counters.writes++;
     this.#counters.bytesWritten += bytes.length;
     this.#forgetParent(key);
@@ -427,7 +426,7 @@ export class CacheFS {
       return;
     }
     // write-through: the cache holds what the disk holds before the call returns.
-    const record = statRecord(yield ['stat', absolute], Date.now());
+    const record = statRecord(stats, Date.now());
     let contents = null;
     if (!append) contents = bytes;
     else if (previousBytes !== null && previousBytes.length + bytes.length === record.size) contents = Buffer.concat([previousBytes, bytes]);
