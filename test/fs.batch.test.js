@@ -54,3 +54,28 @@ test('batch operation argument errors', async (t) => {
   assert.throws(() => cfs.invalidate(['../x']), { code: 'ERR_PATH_OUTSIDE_ROOT' });
   await assert.rejects(cfs.batchStats('index.html'), { name: 'TypeError', message: 'paths must be an array of path strings (got "index.html")' });
 });
+
+test('registerMetrics exposes a CacheFS\'s counters in a prom-client registry beside its cache\'s', async (t) => {
+  const { Registry } = await import('prom-client');
+  const root = tempDir(t);
+  writeFileSync(path.join(root, 'a.txt'), 'aaa');
+  const cache = new SharedCache({ memoryBytes: 4 * 2 ** 20 });
+  const cfs = new CacheFS({ root, cache });
+  const registry = new Registry();
+  cache.registerMetrics(registry, { name: 'assets' });
+  const unregister = cfs.registerMetrics(registry, { name: 'assets' });
+  await cfs.readFile('a.txt');
+  await cfs.readFile('a.txt');
+  await cfs.writeFile('b.txt', 'bb');
+  const text = await registry.metrics();
+  assert.match(text, /^arenacache_fs_reads_total\{fs="assets"\} 2$/m);
+  assert.match(text, /^arenacache_fs_read_hits_total\{fs="assets"\} 1$/m);
+  assert.match(text, /^arenacache_fs_written_bytes_total\{fs="assets"\} 2$/m);
+  assert.match(text, /^arenacache_hits_total\{cache="assets"\} \d+$/m);
+  assert.throws(() => cfs.registerMetrics(registry, { name: 'assets' }), {
+    code: 'ERR_METRICS_DUPLICATE',
+    message: 'a CacheFS named "assets" is already registered in this registry; pass another options.name',
+  });
+  unregister();
+  assert.doesNotMatch(await registry.metrics(), /fs="assets"/);
+});

@@ -1,4 +1,5 @@
-// Prometheus metrics for SharedCache through prom-client.
+// Prometheus metrics through prom-client, for SharedCache (and CacheFS,
+// which brings its own table: see lib/fs/metrics.js).
 //
 // Values are read from the shared counters when the registry is scraped, so
 // metrics cost nothing per operation. Every cache registered in a registry
@@ -11,8 +12,8 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 
 const require = createRequire(import.meta.url);
 
-// [name, type, help, value from stats(), extra labels]
-const METRICS = [
+// [name, type, help, value from stats() (null: evictions by cause)]
+const CACHE_METRICS = [
   ['gets_total', 'counter', 'Lookups by get().', (s) => s.gets],
   ['hits_total', 'counter', 'Lookups that found a live entry.', (s) => s.hits],
   ['misses_total', 'counter', 'Lookups that found nothing (or an expired entry).', (s) => s.misses],
@@ -55,9 +56,12 @@ function loadPromClient() {
   }
 }
 
-function createMetrics(client, registry, prefix, caches) {
-  for (const [name, type, help, pick] of METRICS) {
-    const labelNames = pick === null ? ['cache', 'cause'] : ['cache'];
+/** What a kind of source exposes: its metric table, its label, its default prefix, and what it is called in errors. */
+const CACHE_SCHEMA = Object.freeze({ metrics: CACHE_METRICS, label: 'cache', prefix: 'arenacache_', what: 'cache' });
+
+function createMetrics(client, registry, prefix, sources, { metrics, label: labelName }) {
+  for (const [name, type, help, pick] of metrics) {
+    const labelNames = pick === null ? [labelName, 'cause'] : [labelName];
     const Metric = type === 'counter' ? client.Counter : client.Gauge;
     new Metric({
       name: `${prefix}${name}`,
@@ -66,18 +70,18 @@ function createMetrics(client, registry, prefix, caches) {
       registers: [registry],
       collect() {
         this.reset();
-        for (const [label, cache] of caches) {
-          if (cache.closed) continue;
-          // stats() sums every thread's slot: tens of microseconds, once
-          // per metric and scrape, and always current.
-          const stats = cache.stats();
+        for (const [label, source] of sources) {
+          if (source.closed) continue;
+          // A cache's stats() sums every thread's slot: tens of
+          // microseconds, once per metric and scrape, and always current.
+          const stats = source.stats();
           if (pick === null) {
-            this.inc({ cache: label, cause: 'memory' }, stats.evictionsMemory);
-            this.inc({ cache: label, cause: 'max' }, stats.evictionsMax);
+            this.inc({ [labelName]: label, cause: 'memory' }, stats.evictionsMemory);
+            this.inc({ [labelName]: label, cause: 'max' }, stats.evictionsMax);
           } else if (type === 'counter') {
-            this.inc({ cache: label }, pick(stats));
+            this.inc({ [labelName]: label }, pick(stats));
           } else {
-            this.set({ cache: label }, pick(stats));
+            this.set({ [labelName]: label }, pick(stats));
           }
         }
       },
@@ -90,6 +94,15 @@ function createMetrics(client, registry, prefix, caches) {
  * Returns a function that unregisters it.
  */
 export function registerCacheMetrics(cache, registry, options) {
+  return registerStatsMetrics(cache, registry, options, CACHE_SCHEMA);
+}
+
+/**
+ * Registers `source` (anything with stats() and, optionally, closed) in a
+ * prom-client `registry` with the metrics of `schema`, under the label
+ * <schema.label>=`name`. Returns a function that unregisters it.
+ */
+export function registerStatsMetrics(source, registry, options, schema) {
   if (registry === null || typeof registry !== 'object' || typeof registry.registerMetric !== 'function') {
     throw new TypeError(`registry must be a prom-client Registry (got ${describe(registry)})`);
   }
@@ -100,10 +113,10 @@ export function registerCacheMetrics(cache, registry, options) {
     if (key !== 'name' && key !== 'prefix') throw new TypeError(`options.${key} is not a known option of registerMetrics(); they are name and prefix`);
   }
   const name = options?.name ?? 'default';
-  const prefix = options?.prefix ?? 'arenacache_';
+  const prefix = options?.prefix ?? schema.prefix;
   if (typeof name !== 'string' || name.length === 0) throw new TypeError(`options.name must be a non-empty string (got ${describe(name)})`);
   if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) {
-    throw new TypeError(`options.prefix must be a Prometheus metric name prefix such as "arenacache_" (got ${describe(prefix)})`);
+    throw new TypeError(`options.prefix must be a Prometheus metric name prefix such as "${schema.prefix}" (got ${describe(prefix)})`);
   }
   const client = loadPromClient();
   let byPrefix = registered.get(registry);
@@ -111,17 +124,17 @@ export function registerCacheMetrics(cache, registry, options) {
     byPrefix = new Map();
     registered.set(registry, byPrefix);
   }
-  let caches = byPrefix.get(prefix);
-  if (caches === undefined) {
-    caches = new Map();
-    createMetrics(client, registry, prefix, caches);
-    byPrefix.set(prefix, caches);
+  let sources = byPrefix.get(prefix);
+  if (sources === undefined) {
+    sources = new Map();
+    createMetrics(client, registry, prefix, sources, schema);
+    byPrefix.set(prefix, sources);
   }
-  if (caches.has(name)) {
-    throw new ArenaCacheError(codes.ERR_METRICS_DUPLICATE, `a cache named "${name}" is already registered in this registry; pass another options.name`);
+  if (sources.has(name)) {
+    throw new ArenaCacheError(codes.ERR_METRICS_DUPLICATE, `a ${schema.what} named "${name}" is already registered in this registry; pass another options.name`);
   }
-  caches.set(name, cache);
+  sources.set(name, source);
   return () => {
-    caches.delete(name);
+    sources.delete(name);
   };
 }

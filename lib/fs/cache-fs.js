@@ -24,6 +24,7 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkObject } from '../cache/options.js';
 import * as fsp from 'node:fs/promises';
 import { minimatch } from 'minimatch';
+import { registerFsMetrics } from './metrics.js';
 import { CacheFileHandle } from './file-handle.js';
 import { warmOptions, WarmJob } from './warming.js';
 import { runAsync, runSync } from './io.js';
@@ -124,6 +125,18 @@ export class CacheFS {
   /** Counters of this instance (reads, hits, misses, bytes, writes, stats, validations, handle reads from the cache). */
   stats() {
     return { ...this.#counters };
+  }
+
+  /**
+   * Exposes this instance's counters in a prom-client registry
+   * (arenacache_fs_reads_total, ..._read_hits_total, ...; label fs=`name`),
+   * read at scrape time. Returns a function that removes them. The cache's
+   * own metrics come from cache.registerMetrics().
+   * @param {import('prom-client').Registry} registry
+   * @param {{ name?: string, prefix?: string }} [options]
+   */
+  registerMetrics(registry, options) {
+    return registerFsMetrics(this, registry, options);
   }
 
   /** The contents of `path`: a Buffer, or a string with an encoding. */

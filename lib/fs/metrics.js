@@ -1,0 +1,25 @@
+// Prometheus metrics of a CacheFS, through the same registry machinery as
+// SharedCache's (lib/cache/metrics.js): read from cfs.stats() at scrape time,
+// labelled fs=<name>.
+
+import { registerStatsMetrics } from '../cache/metrics.js';
+
+const FS_METRICS = [
+  ['reads_total', 'counter', 'readFile() calls.', (s) => s.reads],
+  ['read_hits_total', 'counter', 'readFile() calls served from the cache.', (s) => s.readHits],
+  ['read_misses_total', 'counter', 'readFile() calls that read the disk.', (s) => s.readMisses],
+  ['read_bytes_total', 'counter', 'Bytes returned by readFile().', (s) => s.bytesRead],
+  ['writes_total', 'counter', 'writeFile() and appendFile() calls.', (s) => s.writes],
+  ['written_bytes_total', 'counter', 'Bytes written by writeFile() and appendFile().', (s) => s.bytesWritten],
+  ['stats_total', 'counter', 'stat() calls.', (s) => s.stats],
+  ['stat_hits_total', 'counter', 'stat() calls served from the cache.', (s) => s.statHits],
+  ['validations_total', 'counter', 'Cached metadata checked against the disk after validateMs.', (s) => s.validations],
+  ['stale_files_total', 'counter', 'Files found changed behind the cache\'s back.', (s) => s.staleFiles],
+  ['handle_read_hits_total', 'counter', 'File handle reads served from the cache.', (s) => s.handleReadHits],
+];
+
+const FS_SCHEMA = Object.freeze({ metrics: FS_METRICS, label: 'fs', prefix: 'arenacache_fs_', what: 'CacheFS' });
+
+export function registerFsMetrics(cfs, registry, options) {
+  return registerStatsMetrics(cfs, registry, options, FS_SCHEMA);
+}
