@@ -1,42 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { nativeAvailable } from '../lib/native.js';
+import { runBench } from './helpers/bench-run.js';
 
 test('the block benchmark runs end to end and reports every figure (tiny sizes; speed is not asserted)', { skip: !nativeAvailable && 'native addon unavailable' }, () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-blocks-'));
-  const json = path.join(dir, 'blocks.json');
-  try {
-    const output = execFileSync(process.execPath, [fileURLToPath(new URL('../bench/blocks.js', import.meta.url)), '--json', json], {
-      env: {
-        ...process.env,
-        BENCH_BLOCK_SIZES: '4096,32768',
-        BENCH_E2E_MB: '1',
-        BENCH_STORE_MIB: '16',
-        BENCH_TIME_MS: '20',
-        BENCH_ROUNDS: '1',
-        BENCH_WORKER_MS: '50',
-        BENCH_FILES: '10',
-        BENCH_ENTRIES: '500',
-        BENCH_PAYLOADS: '64',
-      },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    for (const heading of ['Sequential block writes', 'End to end', 'writer threads over 10 files', 'file-backed vs in-memory']) assert.ok(output.includes(heading), heading);
-    const result = JSON.parse(readFileSync(json, 'utf8'));
-    assert.deepEqual(result.sequential.map((row) => row.size), [4096, 32768]);
-    for (const row of [...result.sequential, ...result.endToEnd]) {
-      for (const peer of ['memcpy', 'memory', 'file', 'writeSync']) assert.ok(row[peer] > 0, `${peer}`);
-    }
-    assert.deepEqual(result.concurrent.map((row) => row.peer), ['file', 'memory', 'writeSync']);
-    for (const row of result.concurrent) assert.ok(row.mbps > 0);
-    for (const task of ['memory get', 'file get', 'memory set', 'file set']) assert.ok(result.cacheOps[0][task] > 0, task);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const { output, result } = runBench('blocks.js', { BENCH_BLOCK_SIZES: '4096,32768', BENCH_E2E_MB: '1', BENCH_STORE_MIB: '16', BENCH_TIME_MS: '20', BENCH_ROUNDS: '1', BENCH_WORKER_MS: '50', BENCH_FILES: '10', BENCH_ENTRIES: '500', BENCH_PAYLOADS: '64' });
+  for (const heading of ['Sequential block writes', 'End to end', 'writer threads over 10 files', 'file-backed vs in-memory']) assert.ok(output.includes(heading), heading);
+  assert.deepEqual(result.sequential.map((row) => row.size), [4096, 32768]);
+  for (const row of [...result.sequential, ...result.endToEnd]) {
+    for (const peer of ['memcpy', 'memory', 'file', 'writeSync']) assert.ok(row[peer] > 0, `${peer}`);
   }
+  assert.deepEqual(result.concurrent.map((row) => row.peer), ['file', 'memory', 'writeSync']);
+  for (const row of result.concurrent) assert.ok(row.mbps > 0);
+  for (const task of ['memory get', 'file get', 'memory set', 'file set']) assert.ok(result.cacheOps[0][task] > 0, task);
 });

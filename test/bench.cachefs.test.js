@@ -1,33 +1,18 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'node:test';
+import { runBench } from './helpers/bench-run.js';
 
 test('the CacheFS benchmark runs every scenario for every layer (tiny sizes; speed is not asserted)', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-cachefs-'));
-  const json = path.join(dir, 'cachefs.json');
-  try {
-    const output = execFileSync(process.execPath, [fileURLToPath(new URL('../bench/cachefs.js', import.meta.url)), '--json', json], {
-      env: { ...process.env, BENCH_TIME_MS: '10', BENCH_ROUNDS: '1', BENCH_ITERATIONS: '1', BENCH_WORKERS: '1,2', BENCH_WORKER_MS: '50' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    assert.match(output, /File operations per second/);
-    assert.match(output, /ConcurrentReads/);
-    const result = JSON.parse(readFileSync(json, 'utf8'));
-    assert.deepEqual(result.scenarios.map((s) => s.name), ['ReadHit', 'ReadMiss', 'WriteThrough', 'SequentialReads', 'RandomAccess', 'EvictionLRU', 'SmallFiles']);
-    for (const scenario of result.scenarios) {
-      for (const layer of ['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-around']) assert.ok(scenario.ops[layer] > 0, `${scenario.name} ${layer}`);
-    }
-    const hit = result.scenarios.find((s) => s.name === 'ReadHit');
-    assert.ok(hit.hitRatios['CacheFS write-through'] > 0.99, 'ReadHit hits (all but the first read)');
-    const miss = result.scenarios.find((s) => s.name === 'ReadMiss');
-    assert.ok(miss.hitRatios['CacheFS write-through'] < 0.5, 'ReadMiss really misses');
-    assert.deepEqual(result.concurrent.map((row) => row.workers), [1, 2]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const { output, result } = runBench('cachefs.js', { BENCH_TIME_MS: '10', BENCH_ROUNDS: '1', BENCH_ITERATIONS: '1', BENCH_WORKERS: '1,2', BENCH_WORKER_MS: '50' });
+  assert.match(output, /File operations per second/);
+  assert.match(output, /ConcurrentReads/);
+  assert.deepEqual(result.scenarios.map((s) => s.name), ['ReadHit', 'ReadMiss', 'WriteThrough', 'SequentialReads', 'RandomAccess', 'EvictionLRU', 'SmallFiles']);
+  for (const scenario of result.scenarios) {
+    for (const layer of ['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-around']) assert.ok(scenario.ops[layer] > 0, `${scenario.name} ${layer}`);
   }
+  const hit = result.scenarios.find((s) => s.name === 'ReadHit');
+  assert.ok(hit.hitRatios['CacheFS write-through'] > 0.99, 'ReadHit hits (all but the first read)');
+  const miss = result.scenarios.find((s) => s.name === 'ReadMiss');
+  assert.ok(miss.hitRatios['CacheFS write-through'] < 0.5, 'ReadMiss really misses');
+  assert.deepEqual(result.concurrent.map((row) => row.workers), [1, 2]);
 });

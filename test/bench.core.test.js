@@ -1,50 +1,28 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
+import { runBench } from './helpers/bench-run.js';
 
 test('the core benchmark runs end to end and reports every figure (tiny sizes; speed is not asserted)', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-test-'));
-  const json = path.join(dir, 'core.json');
-  try {
-    const output = execFileSync(process.execPath, [fileURLToPath(new URL('../bench/core.js', import.meta.url)), '--json', json], {
-      env: {
-        ...process.env,
-        BENCH_ENTRIES: '500',
-        BENCH_PAYLOADS: '64,1024',
-        BENCH_WORKERS: '1,2',
-        BENCH_TIME_MS: '20',
-        BENCH_ROUNDS: '1',
-        BENCH_WORKER_MS: '50',
-        BENCH_MEMORY_MIB: '2',
-      },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    assert.match(output, /Single thread/);
-    assert.match(output, /Workers, 64 B/);
-    assert.match(output, /Memory efficiency/);
-    const result = JSON.parse(readFileSync(json, 'utf8'));
-    assert.equal(result.machine.cores > 0, true);
-    assert.deepEqual(result.single.map((row) => row.payload), [64, 1024]);
-    for (const row of result.single) {
-      for (const task of ['arenacache get', 'lru-cache get', 'Map get', 'lmdb getBinaryFast', 'arenacache set', 'lru-cache set', 'Map set', 'lmdb putSync (txn)']) {
-        assert.ok(row[task] > 0, `${task} at ${row.payload} B`);
-      }
+  const { output, result } = runBench('core.js', { BENCH_ENTRIES: '500', BENCH_PAYLOADS: '64,1024', BENCH_WORKERS: '1,2', BENCH_TIME_MS: '20', BENCH_ROUNDS: '1', BENCH_WORKER_MS: '50', BENCH_MEMORY_MIB: '2' });
+  assert.match(output, /Single thread/);
+  assert.match(output, /Workers, 64 B/);
+  assert.match(output, /Memory efficiency/);
+  assert.equal(result.machine.cores > 0, true);
+  assert.deepEqual(result.single.map((row) => row.payload), [64, 1024]);
+  for (const row of result.single) {
+    for (const task of ['arenacache get', 'lru-cache get', 'Map get', 'lmdb getBinaryFast', 'arenacache set', 'lru-cache set', 'Map set', 'lmdb putSync (txn)']) {
+      assert.ok(row[task] > 0, `${task} at ${row.payload} B`);
     }
-    assert.deepEqual(result.multi.map((row) => `${row.workers}/${row.op}`), ['1/get', '1/set', '2/get', '2/set']);
-    for (const row of result.multi) {
-      assert.ok(row.arena > 0 && row.lru > 0);
-      if (row.op === 'get') assert.equal(row.arenaHitRatio, 1, 'every key fits, so every read hits');
-    }
-    assert.equal(result.memory.length, 3);
-    for (const row of result.memory) assert.ok(row.efficiency > 0 && row.efficiency < 1);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
+  assert.deepEqual(result.multi.map((row) => `${row.workers}/${row.op}`), ['1/get', '1/set', '2/get', '2/set']);
+  for (const row of result.multi) {
+    assert.ok(row.arena > 0 && row.lru > 0);
+    if (row.op === 'get') assert.equal(row.arenaHitRatio, 1, 'every key fits, so every read hits');
+  }
+  assert.equal(result.memory.length, 3);
+  for (const row of result.memory) assert.ok(row.efficiency > 0 && row.efficiency < 1);
 });
 
 test('the core benchmark rejects bad settings with a message naming the variable', () => {

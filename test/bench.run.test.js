@@ -1,61 +1,38 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
+import { runBench } from './helpers/bench-run.js';
 
 test('npm run bench runs every scenario in the seed format and its counts add up (tiny sizes; speed is not asserted)', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-run-'));
-  const json = path.join(dir, 'bench.json');
-  try {
-    const output = execFileSync(process.execPath, [fileURLToPath(new URL('../bench/bench.js', import.meta.url)), '--json', json], {
-      env: {
-        ...process.env,
-        BENCH_ENTRIES: '300',
-        BENCH_SET_OPS: '500',
-        BENCH_GET_OPS: '900',
-        BENCH_PAYLOADS: '64,512',
-        BENCH_WORKERS: '1,2',
-        BENCH_POLICIES: 'hybrid,lru',
-        BENCH_LATENCY_OPS: '100',
-      },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    for (const heading of ['Payload 64 B — one thread', 'Payload 512 B — one thread', 'Worker threads', 'wrote']) assert.ok(output.includes(heading), heading);
-    const result = JSON.parse(readFileSync(json, 'utf8'));
-    assert.deepEqual(result.config.policies, ['hybrid', 'lru']);
-    assert.equal(result.single.length, 2 * 5, 'two payloads × (two arenacache policies + lru-cache, Map, lmdb)');
-    for (const row of result.single) {
-      assert.equal(row.counts.set, 500);
-      assert.equal(row.counts.get, 900);
-      assert.equal(row.counts.hit + row.counts.miss, row.counts.get, `${row.label}: hits + misses = gets`);
-      for (const op of ['set', 'get']) {
-        for (const field of ['avgUs', 'p50Us', 'p99Us', 'maxUs']) assert.ok(row.latency[op][field] >= 0, `${row.label} ${op} ${field}`);
-        assert.ok(row.latency[op].p50Us <= row.latency[op].p99Us && row.latency[op].p99Us <= row.latency[op].maxUs);
-      }
-      assert.ok(row.setOpsPerSecond > 0 && row.getOpsPerSecond > 0 && row.opsPerSecond > 0);
-      assert.equal(typeof row.memory.rssDelta, 'number');
-      assert.equal(typeof row.memory.heapDelta, 'number');
-      if (row.store === 'arenacache') {
-        for (const field of ['expire', 'evictions', 'sweeps', 'sweepFreed']) assert.equal(typeof row.counts[field], 'number', field);
-      }
+  const { output, result, svg } = runBench('bench.js', { BENCH_ENTRIES: '300', BENCH_SET_OPS: '500', BENCH_GET_OPS: '900', BENCH_PAYLOADS: '64,512', BENCH_WORKERS: '1,2', BENCH_POLICIES: 'hybrid,lru', BENCH_LATENCY_OPS: '100' });
+  for (const heading of ['Payload 64 B — one thread', 'Payload 512 B — one thread', 'Worker threads', 'wrote']) assert.ok(output.includes(heading), heading);
+  assert.deepEqual(result.config.policies, ['hybrid', 'lru']);
+  assert.equal(result.single.length, 2 * 5, 'two payloads × (two arenacache policies + lru-cache, Map, lmdb)');
+  for (const row of result.single) {
+    assert.equal(row.counts.set, 500);
+    assert.equal(row.counts.get, 900);
+    assert.equal(row.counts.hit + row.counts.miss, row.counts.get, `${row.label}: hits + misses = gets`);
+    for (const op of ['set', 'get']) {
+      for (const field of ['avgUs', 'p50Us', 'p99Us', 'maxUs']) assert.ok(row.latency[op][field] >= 0, `${row.label} ${op} ${field}`);
+      assert.ok(row.latency[op].p50Us <= row.latency[op].p99Us && row.latency[op].p99Us <= row.latency[op].maxUs);
     }
-    assert.equal(result.workers.length, 2 * 2 * 3, 'two payloads × two worker counts × (two shared policies + private lru-cache)');
-    for (const row of result.workers) {
-      assert.equal(row.hits + row.misses, Math.ceil(900 / row.workers) * row.workers, `${row.label}: hits + misses = gets`);
-      assert.ok(row.hitRatio >= 0 && row.hitRatio <= 1);
+    assert.ok(row.setOpsPerSecond > 0 && row.getOpsPerSecond > 0 && row.opsPerSecond > 0);
+    assert.equal(typeof row.memory.rssDelta, 'number');
+    assert.equal(typeof row.memory.heapDelta, 'number');
+    if (row.store === 'arenacache') {
+      for (const field of ['expire', 'evictions', 'sweeps', 'sweepFreed']) assert.equal(typeof row.counts[field], 'number', field);
     }
-    const shared = result.workers.find((row) => row.mode === 'arenacache' && row.workers === 2);
-    assert.equal(shared.hitRatio, 1, 'the shared arena holds every key');
-    const svg = readFileSync(path.join(dir, 'bench.svg'), 'utf8');
-    assert.match(svg, /^<svg /);
-    assert.ok(svg.includes('gets per second'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
+  assert.equal(result.workers.length, 2 * 2 * 3, 'two payloads × two worker counts × (two shared policies + private lru-cache)');
+  for (const row of result.workers) {
+    assert.equal(row.hits + row.misses, Math.ceil(900 / row.workers) * row.workers, `${row.label}: hits + misses = gets`);
+    assert.ok(row.hitRatio >= 0 && row.hitRatio <= 1);
+  }
+  const shared = result.workers.find((row) => row.mode === 'arenacache' && row.workers === 2);
+  assert.equal(shared.hitRatio, 1, 'the shared arena holds every key');
+  assert.match(svg, /^<svg /);
+  assert.ok(svg.includes('gets per second'));
 });
 
 test('bad benchmark settings are errors that name the variable', () => {

@@ -21,8 +21,8 @@ import {
 } from './record.js';
 import { Clock } from './clock.js';
 import { Shard } from './shard.js';
-import { releaseAbandonedLock, ShardLock } from './shard-lock.js';
-import { M_COUNT, M_LIVE_BYTES, M_SEQ } from './shard-meta.js';
+import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
+import { M_COUNT, M_LIVE_BYTES } from './shard-meta.js';
 import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
@@ -32,22 +32,6 @@ import { memoryWaiting } from './waiting.js';
 
 /** Optimistic read attempts before a reader takes the lock. */
 const OPTIMISTIC_ATTEMPTS = 4;
-
-// An optimistic read must keep its data reads between its two sequence reads.
-// x86 never reorders loads with loads, so a plain first read and an atomic
-// second read suffice. Weakly ordered CPUs (arm64) need an atomic first read
-// and, before the second read, an atomic read-modify-write (a release) so that
-// the data reads complete first.
-const WEAK_MEMORY_ORDER = process.arch !== 'x64' && process.arch !== 'ia32';
-
-function sequenceBefore(meta) {
-  return WEAK_MEMORY_ORDER ? Atomics.load(meta, M_SEQ) : meta[M_SEQ];
-}
-
-function sequenceAfter(meta, fence) {
-  if (WEAK_MEMORY_ORDER) Atomics.add(fence, 0, 0);
-  return Atomics.load(meta, M_SEQ);
-}
 
 // What a lookup found, besides a value.
 const MISS = Symbol('miss');
@@ -59,20 +43,21 @@ const NOT_FOUND = 0;
 const REMOVED_LIVE = 1;
 const REMOVED_EXPIRED = 2;
 
+/** A new SharedArrayBuffer of `bytes` for an arena (a cache's or a block store's), or ERR_ARENA_ALLOC. */
+export function allocateSharedMemory(bytes) {
+  try {
+    return new SharedArrayBuffer(bytes);
+  } catch (cause) {
+    throw new ArenaCacheError(codes.ERR_ARENA_ALLOC, `could not allocate ${bytes} bytes of shared memory (${cause.message}); lower options.memoryBytes`, {
+      cause,
+    });
+  }
+}
+
 export class Arena {
   /** Allocates a new arena in a SharedArrayBuffer. */
   static create(layout, settings) {
-    let buffer;
-    try {
-      buffer = new SharedArrayBuffer(layout.memoryBytes);
-    } catch (cause) {
-      throw new ArenaCacheError(
-        codes.ERR_ARENA_ALLOC,
-        `could not allocate ${layout.memoryBytes} bytes of shared memory (${cause.message}); lower options.memoryBytes`,
-        { cause },
-      );
-    }
-    return Arena.initialize(buffer, layout, settings);
+    return Arena.initialize(allocateSharedMemory(layout.memoryBytes), layout, settings);
   }
 
   /**
@@ -106,7 +91,6 @@ export class Arena {
   constructor(buffer, header, { waiting = memoryWaiting } = {}) {
     this.buffer = buffer;
     this.header = header;
-    this.waiting = waiting;
     const claim = claimThreadSlot(buffer, header);
     this.counters = claim.counters;
     this.threadSlot = claim.slot;

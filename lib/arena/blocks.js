@@ -20,8 +20,7 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { checkHeaderStart, H32_CHECKSUM, H32_HEADER_BYTES, H32_MAGIC, H32_VERSION, HEADER_BYTES, headerChecksum, THREAD_SLOT_BYTES } from './layout.js';
-import { releaseAbandonedLock, ShardLock } from './shard-lock.js';
-import { M_SEQ } from './shard-meta.js';
+import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
@@ -113,7 +112,10 @@ function readBlocksHeader(buffer) {
 
 /** A stripe: its lock word and meta, table, and block range. Reset drops its blocks. */
 class Stripe {
-  constructor(buffer, header, index) {
+  /** @param {BlockArena} arena the arena it belongs to (its block meta, and its table operations for recovery) */
+  constructor(buffer, header, index, arena) {
+    this.arena = arena;
+    this.blockMeta = arena.blockMeta;
     this.index = index;
     this.meta = new Int32Array(buffer, header.metaOffset + index * STRIPE_META_BYTES, STRIPE_META_BYTES / 4);
     this.slots = header.slotsPerStripe;
@@ -202,13 +204,12 @@ export class BlockArena {
     this.blockMeta = new Uint32Array(buffer, header.blockMetaOffset, blockCount * BLOCK_META_WORDS);
     this.data = new Uint8Array(buffer, header.dataOffset, blockCount * header.blockBytes);
     this.stripes = [];
-    for (let i = 0; i < header.stripeCount; i++) {
-      const stripe = new Stripe(buffer, header, i);
-      stripe.blockMeta = this.blockMeta;
-      stripe.arena = this;
-      this.stripes.push(stripe);
-    }
+    for (let i = 0; i < header.stripeCount; i++) this.stripes.push(new Stripe(buffer, header, i, this));
+    /** Block of the last copyOut(), and table slot of the last find(). */
     this.foundBlock = -1;
+    this.foundSlot = -1;
+    /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
+    this.fence = new Int32Array(new SharedArrayBuffer(4));
   }
 
   stripeOf(file, index) {
@@ -381,13 +382,13 @@ export class BlockArena {
     const stripe = this.stripeOf(file, index);
     const meta = stripe.meta;
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-      const seq = Atomics.load(meta, M_SEQ);
+      const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
         this.lock.waitWhileHeld(stripe, seq);
         continue;
       }
       const found = this.copyOut(stripe, file, index, offset, length, target, targetStart);
-      if (Atomics.load(meta, M_SEQ) === seq) return this.counted(found);
+      if (sequenceAfter(meta, this.fence) === seq) return this.counted(found);
       this.counters[STAT.readRetries]++;
     }
     const held = this.lock.acquire(stripe);

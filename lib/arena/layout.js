@@ -114,7 +114,7 @@ const CODEC_NAME_LENGTH_BYTE = 384; // u32 length, then the UTF-8 name
 const CODEC_NAME_BYTE = 388;
 /** The checksum covers these header bytes (everything immutable). */
 const CHECKSUM_FROM = 16;
-export const CHECKSUM_TO = 452;
+const CHECKSUM_TO = 452;
 if (16 + HEADER_FIELDS.length * 8 > CODEC_NAME_LENGTH_BYTE) throw new Error('arena header fields overlap the codec name');
 // Mutable header words (after the checksummed part).
 /** Int32 index of the counter handing out ids to threads without a kernel tid. */

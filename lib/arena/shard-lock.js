@@ -27,6 +27,24 @@ import { STAT } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
 
+// An optimistic read must keep its data reads between its two sequence reads.
+// x86 never reorders loads with loads, so a plain first read and an atomic
+// second read suffice. Weakly ordered CPUs (arm64) need an atomic first read
+// and, before the second read, an atomic read-modify-write (a release) so that
+// the data reads complete first.
+const WEAK_MEMORY_ORDER = process.arch !== 'x64' && process.arch !== 'ia32';
+
+/** A reader's first look at the sequence (`meta` is the shard's meta words). */
+export function sequenceBefore(meta) {
+  return WEAK_MEMORY_ORDER ? Atomics.load(meta, M_SEQ) : meta[M_SEQ];
+}
+
+/** A reader's second look, after its data reads; `fence` is a private Int32Array of the reader's. */
+export function sequenceAfter(meta, fence) {
+  if (WEAK_MEMORY_ORDER) Atomics.add(fence, 0, 0);
+  return Atomics.load(meta, M_SEQ);
+}
+
 /** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;
 /**

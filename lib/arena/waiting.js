@@ -9,13 +9,11 @@
 import { futexWait, futexWake } from '../native.js';
 
 export const memoryWaiting = Object.freeze({
-  shared: false,
   wait: (array, index, value, timeoutMs) => Atomics.wait(array, index, value, timeoutMs),
   notify: (array, index) => Atomics.notify(array, index),
 });
 
 export const fileWaiting = Object.freeze({
-  shared: true,
   wait: futexWait,
   notify: futexWake,
 });

@@ -5,12 +5,12 @@
 // marks them clean; clean blocks are evicted by CLOCK when space runs out.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
+import { allocateSharedMemory } from '../arena/arena.js';
 import { BLOCK_ARENA, BlockArena, planBlocks } from '../arena/blocks.js';
 import { openArenaFile } from '../arena/file.js';
 import { MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from '../arena/layout.js';
-import { fileWaiting } from '../arena/waiting.js';
-import { mappingRelease, mappingRetain, requireNative } from '../native.js';
-import { flushMapping } from './file-backing.js';
+import { mappingRelease, requireNative } from '../native.js';
+import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
 import { checkInteger, checkObject, rejectUnknown, splitFileOptions, OPEN_DEFAULTS } from './options.js';
 import { typedArrayByteLength } from './typed-array.js';
 
@@ -62,8 +62,7 @@ function checkFile(file) {
 }
 
 function checkPosition(position, name) {
-  if (typeof position !== 'number') throw new TypeError(`${name} must be a number (got ${describe(position)})`);
-  if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`${name} must be a non-negative integer (got ${describe(position)})`);
+  checkInteger(position, name, 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer');
 }
 
 /**
@@ -109,13 +108,7 @@ export class BlockStore {
     } else {
       if (options === undefined) throw new TypeError('options.memoryBytes is required: new BlockStore({ memoryBytes: 256 * 2 ** 20 })');
       const { plan } = resolveBlockOptions(options);
-      let buffer;
-      try {
-        buffer = new SharedArrayBuffer(plan.memoryBytes);
-      } catch (cause) {
-        throw new ArenaCacheError(codes.ERR_ARENA_ALLOC, `could not allocate ${plan.memoryBytes} bytes of shared memory (${cause.message}); lower options.memoryBytes`, { cause });
-      }
-      arena = BlockArena.initialize(buffer, plan);
+      arena = BlockArena.initialize(allocateSharedMemory(plan.memoryBytes), plan);
     }
     this.#arena = arena;
     this.#blockBytes = arena.blockBytes;
@@ -129,14 +122,10 @@ export class BlockStore {
     if (handle === null || typeof handle !== 'object' || handle.type !== HANDLE_TYPE || !(handle.buffer instanceof SharedArrayBuffer)) {
       throw new TypeError(`handle must be a BlockStore handle (store.handle) (got ${describe(handle)})`);
     }
-    const mapped = mappingRetain(handle.buffer);
-    try {
-      const arena = BlockArena.attach(handle.buffer, mapped ? { waiting: fileWaiting } : undefined);
+    return attachBuffer(handle.buffer, (attachOptions, mapped) => {
+      const arena = BlockArena.attach(handle.buffer, attachOptions);
       return new BlockStore({ [kAttach]: { arena, path: mapped ? handle.path : null, mapped } });
-    } catch (error) {
-      if (mapped) mappingRelease(handle.buffer);
-      throw error;
-    }
+    });
   }
 
   /**
@@ -145,8 +134,7 @@ export class BlockStore {
    * that opens it, and kept across restarts.
    */
   static open(path, options) {
-    if (typeof path !== 'string') throw new TypeError(`path must be a string (got ${describe(path)})`);
-    if (path.length === 0 || path.includes('\0')) throw new RangeError(`path must be a non-empty file path without NUL characters (got ${describe(path)})`);
+    checkArenaPath(path);
     const { reset, mode, populate, defined } = splitFileOptions(options, BLOCK_OPEN_DEFAULTS);
     const resolved = defined.memoryBytes === undefined ? null : resolveBlockOptions(defined);
     requireNative('BlockStore.open()');
@@ -156,11 +144,7 @@ export class BlockStore {
       for (const name of ['memoryBytes', 'blockBytes']) {
         if (defined[name] !== undefined && defined[name] !== arena.header[name]) {
           mappingRelease(arena.buffer);
-          throw new ArenaCacheError(
-            codes.ERR_ARENA_MISMATCH,
-            `block store file ${path} was created with options.${name} ${arena.header[name]}, not ${defined[name]}; ` +
-              'leave the option out to use the file as it is, or pass { reset: true } to replace it',
-          );
+          throw mismatchError(`block store file ${path}`, name, arena.header[name], defined[name]);
         }
       }
     }

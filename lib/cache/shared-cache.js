@@ -26,9 +26,8 @@ import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from './typed-array.js';
 import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { openArenaFile } from '../arena/file.js';
-import { fileWaiting } from '../arena/waiting.js';
-import { mappingRelease, mappingRetain, requireNative } from '../native.js';
-import { flushMapping } from './file-backing.js';
+import { mappingRelease, requireNative } from '../native.js';
+import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
 
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
@@ -60,13 +59,6 @@ function codecMismatch(stored, given, method) {
     codes.ERR_CODEC_MISMATCH,
     `the cache was created with the codec "${stored}" but ${method} was given "${given}"; pass the same codec in options.codec`,
   );
-}
-
-function checkPath(path) {
-  if (typeof path !== 'string') throw new TypeError(`path must be a string (got ${describe(path)})`);
-  if (path.length === 0 || path.includes('\0')) {
-    throw new RangeError(`path must be a non-empty file path without NUL characters (got ${describe(path)})`);
-  }
 }
 
 function checkHandle(handle) {
@@ -139,16 +131,12 @@ export class SharedCache {
     const buffer = checkHandle(handle);
     const resolved = resolveAttachOptions(options);
     // A mapped file counts its users in this process (see close()).
-    const mapped = mappingRetain(buffer);
-    try {
-      const arena = Arena.attach(buffer, mapped ? { waiting: fileWaiting } : undefined);
+    return attachBuffer(buffer, (attachOptions, mapped) => {
+      const arena = Arena.attach(buffer, attachOptions);
       if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'attach()');
       const path = mapped && typeof handle.path === 'string' ? handle.path : null;
       return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped } });
-    } catch (error) {
-      if (mapped) mappingRelease(buffer);
-      throw error;
-    }
+    });
   }
 
   /**
@@ -159,7 +147,7 @@ export class SharedCache {
    * @param {import('./options.js').OPEN_DEFAULTS} [options]
    */
   static open(path, options) {
-    checkPath(path);
+    checkArenaPath(path);
     const { create, resolved, given, reset, mode, populate } = resolveOpenOptions(options);
     requireNative('SharedCache.open()');
     const plan =
@@ -170,13 +158,7 @@ export class SharedCache {
     try {
       if (!created) {
         const mismatch = mismatchedOption(given, arena.header);
-        if (mismatch !== null) {
-          throw new ArenaCacheError(
-            codes.ERR_ARENA_MISMATCH,
-            `arena file ${path} was created with options.${mismatch.name} ${describe(mismatch.stored)}, not ${describe(mismatch.given)}; ` +
-              'leave the option out to use the file as it is, or pass { reset: true } to replace it',
-          );
-        }
+        if (mismatch !== null) throw mismatchError(`arena file ${path}`, mismatch.name, mismatch.stored, mismatch.given);
         if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'open()');
       }
       return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped: true } });

@@ -226,10 +226,13 @@ export class CacheFS {
       key,
       validateMs: this.#validateMs,
       contentOf: (fileKey, version) => this.#contentOfVersion(fileKey, version),
-      afterWrite: () => this.#afterHandleWrite(),
+      // The file a handle changed may be known under another path by now
+      // (renamed since it was opened, or a hard link): drop every metadata
+      // record of the root, as a rename does.
+      afterWrite: () => this.#newGeneration(),
     };
     // 'w', 'a' and 'x' flags may create or truncate the file.
-    if (/[wax]/.test(flags)) this.#afterHandleWrite();
+    if (/[wax]/.test(flags)) this.#newGeneration();
     return new CacheFileHandle(handle, path, flags, files);
   }
 
@@ -509,15 +512,6 @@ export class CacheFS {
     const content = this.#cachedContent(record);
     if (content !== null) this.#counters.handleReadHits++;
     return content;
-  }
-
-  /**
-   * A handle changed its file, which may be known under another path by now
-   * (renamed since it was opened, or a hard link): drop every metadata
-   * record of the root, as a rename does.
-   */
-  #afterHandleWrite() {
-    this.#newGeneration();
   }
 
   /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */

@@ -15,23 +15,21 @@
 // an append's).
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
+import { checkInteger } from '../cache/options.js';
 import { statRecord } from './stats.js';
 
-function checkInteger(value, name, min, max) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new RangeError(`${name} must be an integer from ${min} to ${max} (got ${describe(value)})`);
-  }
+function checkRangeInteger(value, name, min, max) {
+  checkInteger(value, name, min, max, `an integer from ${min} to ${max}`);
 }
 
 /** Checks (buffer, offset, length, position) as node:fs FileHandle#read/#write take them; fills the defaults. */
 function checkRange(method, buffer, offset, length, position) {
   if (!(buffer instanceof Uint8Array)) throw new TypeError(`buffer must be a Buffer or Uint8Array (got ${describe(buffer)})`);
   const start = offset ?? 0;
-  checkInteger(start, 'offset', 0, buffer.byteLength);
+  checkRangeInteger(start, 'offset', 0, buffer.byteLength);
   const count = length ?? buffer.byteLength - start;
-  checkInteger(count, 'length', 0, buffer.byteLength - start);
-  if (position !== null && position !== undefined) checkInteger(position, 'position', 0, Number.MAX_SAFE_INTEGER);
+  checkRangeInteger(count, 'length', 0, buffer.byteLength - start);
+  if (position !== null && position !== undefined) checkRangeInteger(position, 'position', 0, Number.MAX_SAFE_INTEGER);
   return { start, count, at: position ?? null, method };
 }
 
@@ -118,7 +116,7 @@ export class CacheFileHandle {
   /** Truncates (or extends with zeros) the file to `length` bytes (default 0). */
   async truncate(length = 0) {
     const handle = this.#open();
-    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
+    checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     await handle.truncate(length);
     await this.#changed(handle);
   }
