@@ -40,6 +40,10 @@ export const codes = Object.freeze({
   ERR_BLOCK_GAP: 'ERR_BLOCK_GAP',
   /** CacheFS: a call on a file handle after its close(). */
   ERR_HANDLE_CLOSED: 'ERR_HANDLE_CLOSED',
+  /** CacheFS: a call after close(). */
+  ERR_FS_CLOSED: 'ERR_FS_CLOSED',
+  /** CacheFS write-back: some dirty files could not be written to disk (they stay dirty; see error.failures). */
+  ERR_FLUSH_FAILED: 'ERR_FLUSH_FAILED',
   /** CacheFS: options.root does not exist or is not a directory. */
   ERR_FS_ROOT: 'ERR_FS_ROOT',
   /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */

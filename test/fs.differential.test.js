@@ -1,14 +1,16 @@
 // Randomized differential test: the same random sequence of operations runs
 // against CacheFS (two instances sharing one cache, as two threads would) on
 // one tree and against plain node:fs on another. Every result (or error
-// code) and the final trees must be identical, in every write mode.
+// code) and the final trees must be identical, in every write mode (for
+// write-back, the two instances share one block store, flushes come at
+// random points, and the trees are compared after close()).
 // SEED=<n> replays a run; STRESS=1 runs longer.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import test from 'node:test';
-import { SharedCache } from '../lib/index.js';
+import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { snapshotTree, tempDir } from './helpers/fs-tree.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
@@ -97,7 +99,7 @@ function randomOperation(random) {
   return ['rename', random.int(4) === 0 ? random.pick(DIRS.slice(1)) : file, to];
 }
 
-for (const writeMode of ['write-through', 'write-around']) {
+for (const writeMode of ['write-through', 'write-back', 'write-around']) {
   for (const validateMs of [0, 60_000]) {
     test(`${OPERATIONS} random operations: CacheFS (${writeMode}, validateMs ${validateMs}) matches node:fs exactly`, async (t) => {
       const seed = testSeed();
@@ -107,7 +109,8 @@ for (const writeMode of ['write-through', 'write-around']) {
       for (const root of [cachedRoot, plainRoot]) fs.mkdirSync(path.join(root, 'd1'));
       // A small cache, so that entries are also evicted along the way.
       const cache = new SharedCache({ memoryBytes: 2 * 2 ** 20, max: 200 });
-      const options = { root: cachedRoot, cache, writeMode, validateMs, blockBytes: 4096 };
+      const blocks = writeMode === 'write-back' ? new BlockStore({ memoryBytes: 2 ** 20, blockBytes: 4096 }) : undefined;
+      const options = { root: cachedRoot, cache, writeMode, validateMs, blockBytes: 4096, blocks, flushIntervalMs: 0 };
       const cached = [new CacheFS(options), new CacheFS(options)];
       const plain = plainFs(plainRoot);
       const handles = [];
@@ -143,19 +146,31 @@ for (const writeMode of ['write-through', 'write-around']) {
           if (plainHandle !== null && cachedHandle !== null) handles.push({ cached: cachedHandle, plain: plainHandle });
           continue;
         }
+        if (writeMode === 'write-back' && random.int(40) === 0) {
+          await random.pick(cached).flush();
+          continue;
+        }
         const [name, ...args] = randomOperation(random);
         const instance = random.pick(cached);
         const expected = await outcome(() => plain[name](...args));
         const actual = await outcome(() => instance[name](...args));
+        // TRACE=1 prints the sequence (with SEED=..., to follow a failure).
+        if (process.env.TRACE) console.error(op, cached.indexOf(instance), name, args.map((a) => (Buffer.isBuffer(a) ? `<${a.length}>` : a)), JSON.stringify(expected).slice(0, 60));
         assert.deepEqual(actual, expected, `operation ${op}: ${name}(${JSON.stringify(args.map((a) => (Buffer.isBuffer(a) ? `<${a.length} bytes>` : a)))}) (SEED=${seed})`);
       }
       for (const pair of handles) {
         await pair.cached.close();
         await pair.plain.close();
       }
+      for (const instance of cached) await instance.close();
       assert.deepEqual(snapshotTree(cachedRoot), snapshotTree(plainRoot), `final trees (SEED=${seed})`);
       const stats = cached[0].stats();
       assert.ok(stats.readHits > 0, 'reads were served from the cache');
+      if (writeMode === 'write-back') {
+        const both = cached.map((instance) => instance.stats());
+        assert.ok(both.some((s) => s.writeBacks > 0) && both.some((s) => s.flushedFiles > 0), 'writes were kept dirty and flushed later');
+        assert.equal(blocks.stats().dirtyBlocks, 0, 'nothing is left dirty after close()');
+      }
     });
   }
 }

@@ -67,7 +67,7 @@ test('bad arguments and options are specific errors', async (t) => {
   assert.throws(() => new CacheFS({ root, cache: new Map() }), { name: 'TypeError', message: 'options.cache must be a SharedCache (got an instance of Map)' });
   assert.throws(() => new CacheFS({ root, cache, writeMode: 'write-sideways' }), {
     name: 'RangeError',
-    message: 'options.writeMode must be one of \'write-through\', \'write-around\' (got "write-sideways")',
+    message: 'options.writeMode must be one of \'write-through\', \'write-back\', \'write-around\' (got "write-sideways")',
   });
   assert.throws(() => new CacheFS({ root, cache, writemode: 'write-around' }), { name: 'TypeError', message: 'options.writemode is not a known option; did you mean writeMode?' });
   assert.throws(() => new CacheFS({ root, cache, validateMs: -1 }), {

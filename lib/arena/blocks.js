@@ -4,7 +4,7 @@
 // pinned, until the writer-back has stored them and marks them clean; only
 // clean blocks are evicted (CLOCK).
 //
-//   [header 4 KiB][thread stats][stripe meta][block tables][block meta][block data]
+//   [header 4 KiB][thread stats][stripe meta][file locks][block tables][block meta][block data]
 //
 // Blocks are spread over stripes by a hash of (file, index), so consecutive
 // blocks of one file land on different stripes and writers to different
@@ -17,6 +17,12 @@
 // that leaves a gap to the range is refused while the block is dirty (the
 // bytes in between are unknown and must not be written back), and replaces
 // the range of a clean block.
+//
+// File locks serve users that change several blocks of a file as one step
+// (CacheFS write-back: a file's name block and its data). A file lock is
+// taken before any stripe lock and never together with another file lock,
+// so the two kinds cannot deadlock. Its holder may do disk I/O, so it is
+// taken over only from a holder that is gone (or after a long lease).
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { checkHeaderStart, H32_CHECKSUM, H32_HEADER_BYTES, H32_MAGIC, H32_VERSION, HEADER_BYTES, headerChecksum, THREAD_SLOT_BYTES } from './layout.js';
@@ -25,13 +31,17 @@ import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thr
 import { memoryWaiting } from './waiting.js';
 
 export const BLOCKS_MAGIC = 0x424e5241; // "ARNB"
-export const BLOCKS_LAYOUT_VERSION = 1;
+export const BLOCKS_LAYOUT_VERSION = 2;
 const STRIPE_META_BYTES = 128;
 const SLOT_WORDS = 4; // file, index, block + 1, 0
 const BLOCK_META_WORDS = 8; // file, index, from, to, flags, generation
 const THREAD_SLOTS = 64;
 const DATA_ALIGN = 4096;
 const OPTIMISTIC_ATTEMPTS = 4;
+const FILE_LOCKS = 256;
+const FILE_LOCK_BYTES = 64;
+/** A file lock's holder writes files to disk: wait this long before presuming a live holder stuck. */
+const FILE_LOCK_LEASE_MS = 60_000;
 
 // Stripe meta words (M_SEQ and the lock's words come from shard-meta.js).
 const S_FRESH = 3; // blocks of the stripe never used yet start here
@@ -52,14 +62,15 @@ const USED = 1;
 const DIRTY = 2;
 const REFERENCED = 4;
 
-const FIELDS = Object.freeze(['memoryBytes', 'blockBytes', 'stripeCount', 'blocksPerStripe', 'slotsPerStripe', 'arenaId', 'threadSlots', 'statsOffset', 'metaOffset', 'tablesOffset', 'blockMetaOffset', 'dataOffset']);
+const FIELDS = Object.freeze(['memoryBytes', 'blockBytes', 'stripeCount', 'blocksPerStripe', 'slotsPerStripe', 'arenaId', 'threadSlots', 'statsOffset', 'metaOffset', 'tablesOffset', 'blockMetaOffset', 'dataOffset', 'fileLocksOffset']);
 const FIRST_FIELD = 2;
 
 /** Offsets for a block arena of `memoryBytes` with blocks of `blockBytes`. */
 export function planBlocks({ memoryBytes, blockBytes, stripes }) {
   const statsOffset = HEADER_BYTES;
   const metaOffset = statsOffset + THREAD_SLOTS * THREAD_SLOT_BYTES;
-  const tablesOffset = metaOffset + stripes * STRIPE_META_BYTES;
+  const fileLocksOffset = metaOffset + stripes * STRIPE_META_BYTES;
+  const tablesOffset = fileLocksOffset + FILE_LOCKS * FILE_LOCK_BYTES;
   // Per block: its data, its meta and two table slots (load at most 1/2).
   const perBlock = blockBytes + BLOCK_META_WORDS * 4 + 2 * SLOT_WORDS * 4;
   const blocksPerStripe = Math.floor((memoryBytes - tablesOffset - DATA_ALIGN) / perBlock / stripes);
@@ -72,7 +83,7 @@ export function planBlocks({ memoryBytes, blockBytes, stripes }) {
   const blockMetaOffset = tablesOffset + stripes * slotsPerStripe * SLOT_WORDS * 4;
   const blockCount = stripes * blocksPerStripe;
   const dataOffset = Math.ceil((blockMetaOffset + blockCount * BLOCK_META_WORDS * 4) / DATA_ALIGN) * DATA_ALIGN;
-  return { memoryBytes, blockBytes, stripeCount: stripes, blocksPerStripe, slotsPerStripe, threadSlots: THREAD_SLOTS, statsOffset, metaOffset, tablesOffset, blockMetaOffset, dataOffset };
+  return { memoryBytes, blockBytes, stripeCount: stripes, blocksPerStripe, slotsPerStripe, threadSlots: THREAD_SLOTS, statsOffset, metaOffset, tablesOffset, blockMetaOffset, dataOffset, fileLocksOffset };
 }
 
 function writeBlocksHeader(buffer, plan) {
@@ -174,6 +185,21 @@ class Stripe {
   }
 }
 
+/**
+ * One file lock word set. A dead holder leaves nothing to repair here: what
+ * it was changing is in blocks, and its user (CacheFS write-back) marks a
+ * file's state before changing it, so the next holder sees the torn change.
+ */
+class FileLock {
+  constructor(buffer, header, index) {
+    this.meta = new Int32Array(buffer, header.fileLocksOffset + index * FILE_LOCK_BYTES, FILE_LOCK_BYTES / 4);
+  }
+
+  recoverFromDeadHolder() {}
+
+  reset() {}
+}
+
 function mix(file, index) {
   let h = Math.imul(file ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 0x7f4a7c15, 0xc2b2ae35);
   h ^= h >>> 15;
@@ -205,11 +231,23 @@ export class BlockArena {
     this.data = new Uint8Array(buffer, header.dataOffset, blockCount * header.blockBytes);
     this.stripes = [];
     for (let i = 0; i < header.stripeCount; i++) this.stripes.push(new Stripe(buffer, header, i, this));
+    this.fileLocks = [];
+    for (let i = 0; i < FILE_LOCKS; i++) this.fileLocks.push(new FileLock(buffer, header, i));
+    this.fileLock = new ShardLock({ leaseMs: FILE_LOCK_LEASE_MS, counters: claim.counters, tid: claim.tid, waiting });
     /** Block of the last copyOut(), and table slot of the last find(). */
     this.foundBlock = -1;
     this.foundSlot = -1;
     /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
     this.fence = new Int32Array(new SharedArrayBuffer(4));
+  }
+
+  /** Takes the lock of `file` (shared with the files whose ids are equal modulo 256); returns the holding for unlockFile(). */
+  lockFile(file) {
+    return this.fileLock.acquire(this.fileLocks[file % FILE_LOCKS]);
+  }
+
+  unlockFile(file, held) {
+    this.fileLock.release(this.fileLocks[file % FILE_LOCKS], held, false);
   }
 
   stripeOf(file, index) {
@@ -496,6 +534,12 @@ export class BlockArena {
     return dropped;
   }
 
+  dirtyCount() {
+    let dirty = 0;
+    for (const stripe of this.stripes) dirty += stripe.meta[S_DIRTY];
+    return dirty;
+  }
+
   stats() {
     const totals = sumThreadSlots(this.buffer, this.header);
     let used = 0;
@@ -518,6 +562,7 @@ export class BlockArena {
         reset++;
       }
     }
+    for (const fileLock of this.fileLocks) if (releaseAbandonedLock(fileLock)) this.counters[STAT.lockRecoveries]++;
     releaseThreadSlots(this.buffer, this.header, this.threadSlot);
     return reset;
   }

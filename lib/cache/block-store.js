@@ -242,11 +242,43 @@ export class BlockStore {
     return this.#arena.markClean(range.file, range.block, range.generation);
   }
 
+  /**
+   * Runs `fn()` holding the lock of `file`, shared by every thread and
+   * process of the store, and returns its result: for changes to several
+   * blocks of a file that other users of the lock must see whole. `fn` must
+   * be synchronous and must not take another file's lock. (The lock is
+   * taken from a holder that has exited; a live one is waited for up to a
+   * minute.) Locks are striped: files whose ids are equal modulo 256 share one.
+   */
+  exclusive(file, fn) {
+    if (this.#closed) throw closedError();
+    checkFile(file);
+    if (typeof fn !== 'function') throw new TypeError(`fn must be a function (got ${describe(fn)})`);
+    const arena = this.#arena;
+    const held = arena.lockFile(file);
+    let result;
+    try {
+      result = fn();
+    } finally {
+      arena.unlockFile(file, held);
+    }
+    if (result !== null && typeof result?.then === 'function') {
+      throw new TypeError('fn must be synchronous: it returned a promise, and the lock was released before that promise settled');
+    }
+    return result;
+  }
+
   /** Drops every block of `file`, dirty ones included (the file was deleted); returns how many. */
   drop(file) {
     if (this.#closed) throw closedError();
     checkFile(file);
     return this.#arena.dropFile(file);
+  }
+
+  /** How many blocks are dirty now (stats().dirtyBlocks without the counters' cost). */
+  dirtyBlockCount() {
+    if (this.#closed) throw closedError();
+    return this.#arena.dirtyCount();
   }
 
   /** Counters of every attached thread and process, summed, and the block counts. */

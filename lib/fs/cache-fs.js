@@ -17,8 +17,19 @@
 // Renames and recursive removals change the generation that every metadata
 // key carries (one random token per root, in the cache), so no thread keeps
 // serving a path that moved or vanished with its directory.
+//
+// Write-back (see write-back.js) keeps written files dirty in a BlockStore
+// that every thread shares, and publishes their records and data in the
+// cache as a write-through would, so hits serve them; the disk gets them on
+// the next flush (flushIntervalMs, flush(), close(), process exit). Paths
+// still exist on disk from the first write (so readdir() lists them), and
+// anything else that touches a dirty file on disk (a write in another mode,
+// a handle, unlink, rm, rename) first flushes it, so a deferred write never
+// lands on top of a later change.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkObject } from '../cache/options.js';
@@ -31,6 +42,39 @@ import { runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
 import { Root } from './root.js';
 import { CachedStats, decodeRecord, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+import { WriteBack } from './write-back.js';
+
+/** Write-back CacheFS instances' synchronous flushes, run when the process (or worker) exits. */
+const exitFlushes = new Set();
+let exitHooked = false;
+
+function flushAtExit(flush) {
+  exitFlushes.add(flush);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const each of exitFlushes) each();
+  });
+}
+
+function flushFailed(failures) {
+  const shown = failures
+    .slice(0, 3)
+    .map(({ path: p, error }) => `${p} (${error.code ?? error.message})`)
+    .join(', ');
+  const more = failures.length > 3 ? ` and ${failures.length - 3} more` : '';
+  const error = new ArenaCacheError(
+    codes.ERR_FLUSH_FAILED,
+    `${failures.length} dirty file(s) could not be written to disk and stay dirty, to be retried: ${shown}${more}`,
+    { cause: failures[0].error },
+  );
+  error.failures = failures;
+  return error;
+}
+
+function closedError() {
+  return new ArenaCacheError(codes.ERR_FS_CLOSED, 'the CacheFS is closed: close() was called on this instance');
+}
 
 /** A random 48-bit integer naming one cached copy of a file's data or a directory's listing. */
 function newNonce() {
@@ -81,7 +125,7 @@ function decode(bytes, encoding) {
   return encoding === null ? bytes : bytes.toString(encoding);
 }
 
-export class CacheFS {
+export class CacheFS extends EventEmitter {
   #root;
   #cache;
   #writeMode;
@@ -90,12 +134,40 @@ export class CacheFS {
   #maxFileBytes;
   #generationKey;
   #rootId;
-  #counters = { reads: 0, readHits: 0, readMisses: 0, bytesRead: 0, writes: 0, bytesWritten: 0, stats: 0, statHits: 0, validations: 0, staleFiles: 0, handleReadHits: 0 };
+  /** The root's dirty files (with options.blocks), else null. */
+  #writeBack = null;
+  #flushTimer = null;
+  /** The running background flush, or null. */
+  #flushing = null;
+  #exitFlush = null;
+  #closed = false;
+  /** Paths whose failed flush was reported by a process warning (no 'flushError' listener): once each until it succeeds. */
+  #warned = new Set();
+  #counters = {
+    reads: 0,
+    readHits: 0,
+    readMisses: 0,
+    bytesRead: 0,
+    writes: 0,
+    bytesWritten: 0,
+    stats: 0,
+    statHits: 0,
+    validations: 0,
+    staleFiles: 0,
+    handleReadHits: 0,
+    writeBacks: 0,
+    spilledWrites: 0,
+    flushedFiles: 0,
+    flushedBytes: 0,
+    flushErrors: 0,
+    lostWrites: 0,
+  };
 
   /**
    * @param {import('./options.js').DEFAULTS} options
    */
   constructor(options) {
+    super();
     const resolved = resolveOptions(options);
     try {
       this.#root = new Root(resolved.root);
@@ -110,6 +182,15 @@ export class CacheFS {
     // Keys name the root by a short hash of its path: every lookup hashes its key.
     this.#rootId = createHash('sha256').update(this.#root.path).digest('base64url').slice(0, 12);
     this.#generationKey = `fs\0g\0${this.#rootId}`;
+    if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters);
+    if (this.#writeMode === 'write-back') {
+      if (resolved.flushIntervalMs > 0) {
+        this.#flushTimer = setInterval(() => this.#backgroundFlush(), resolved.flushIntervalMs);
+        this.#flushTimer.unref();
+      }
+      this.#exitFlush = () => this.#flushAllSync();
+      flushAtExit(this.#exitFlush);
+    }
   }
 
   /** The real path of the root directory. */
@@ -117,14 +198,23 @@ export class CacheFS {
     return this.#root.path;
   }
 
-  /** 'write-through' or 'write-around'. */
+  /** 'write-through', 'write-back' or 'write-around'. */
   get writeMode() {
     return this.#writeMode;
   }
 
-  /** Counters of this instance (reads, hits, misses, bytes, writes, stats, validations, handle reads from the cache). */
+  /**
+   * Counters of this instance (reads, hits, misses, bytes, writes, stats,
+   * validations, handle reads from the cache, write-back: writes kept dirty,
+   * files and bytes flushed, flush errors, writes spilled to disk, lost
+   * writes) and `dirtyBytes`, the dirty bytes of its block store (0 without one).
+   */
   stats() {
-    return { ...this.#counters };
+    return { ...this.#counters, dirtyBytes: this.#writeBack?.dirtyBytes() ?? 0 };
+  }
+
+  #check() {
+    if (this.#closed) throw closedError();
   }
 
   /**
@@ -142,12 +232,14 @@ export class CacheFS {
   /** The contents of `path`: a Buffer, or a string with an encoding. */
   async readFile(path, options) {
     // Argument errors reject, as with node:fs/promises.
+    this.#check();
     const encoding = options === undefined ? null : readEncoding(options, 'readFile');
     const hit = this.#readHit(path);
     return decode(hit ?? (await runAsync(this.#readFlow(path))), encoding);
   }
 
   readFileSync(path, options) {
+    this.#check();
     const encoding = options === undefined ? null : readEncoding(options, 'readFileSync');
     return decode(this.#readHit(path) ?? runSync(this.#readFlow(path)), encoding);
   }
@@ -168,29 +260,33 @@ export class CacheFS {
 
   /** Stats of `path` (node:fs Stats-shaped), from the cache while they are fresh. */
   stat(path) {
-    return runAsync(this.#statFlow(path));
+    return this.#closed ? Promise.reject(closedError()) : runAsync(this.#statFlow(path));
   }
 
   statSync(path) {
+    this.#check();
     return runSync(this.#statFlow(path));
   }
 
   /** The names in directory `path`. */
   readdir(path) {
-    return runAsync(this.#readdirFlow(path));
+    return this.#closed ? Promise.reject(closedError()) : runAsync(this.#readdirFlow(path));
   }
 
   readdirSync(path) {
+    this.#check();
     return runSync(this.#readdirFlow(path));
   }
 
   /** Writes `data` as the whole contents of `path` (see writeMode). */
   writeFile(path, data, options) {
+    if (this.#closed) return Promise.reject(closedError());
     return runAsync(this.#writeFlow(path, data, options, false));
   }
 
   /** Appends `data` to `path`, creating it if needed. */
   appendFile(path, data, options) {
+    if (this.#closed) return Promise.reject(closedError());
     return runAsync(this.#writeFlow(path, data, options, true));
   }
 
@@ -199,16 +295,19 @@ export class CacheFS {
    * to the first directory created, relative to the root, or undefined).
    */
   mkdir(path, options) {
+    if (this.#closed) return Promise.reject(closedError());
     return runAsync(this.#structureFlow('mkdir', path, options));
   }
 
   /** Removes file `path`. */
   unlink(path) {
+    if (this.#closed) return Promise.reject(closedError());
     return runAsync(this.#structureFlow('unlink', path));
   }
 
   /** Removes `path` (`{ recursive, force }` as in node:fs). */
   rm(path, options) {
+    if (this.#closed) return Promise.reject(closedError());
     return runAsync(this.#structureFlow('rm', path, options));
   }
 
@@ -217,14 +316,21 @@ export class CacheFS {
    * resolves to a CacheFileHandle (read, write, truncate, stat, close).
    */
   async open(path, flags = 'r', mode = 0o666) {
+    this.#check();
     const { key, absolute } = this.#root.resolve(path);
     if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
     if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw new RangeError(`mode must be a file mode from 0 to 0o7777 (got ${describe(mode)})`);
     this.#root.confine(absolute, path);
+    // The descriptor must see what the cache serves: a dirty version goes to disk first.
+    this.#flushKey(key);
     const handle = await fsp.open(absolute, flags, mode);
     const files = {
       key,
       validateMs: this.#validateMs,
+      // A write-back write since the handle was opened must be on disk before
+      // the descriptor is used. The handle's file may be dirty under another
+      // path by now (renamed since, or a hard link): every dirty file of the root goes.
+      beforeAccess: () => this.#flushUnder(''),
       contentOf: (fileKey, version) => this.#contentOfVersion(fileKey, version),
       // The file a handle changed may be known under another path by now
       // (renamed since it was opened, or a hard link): drop every metadata
@@ -243,6 +349,7 @@ export class CacheFS {
    * @param {{ concurrency?: number, signal?: AbortSignal }} [options]
    */
   warm(paths, options) {
+    this.#check();
     if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
       throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
     }
@@ -257,6 +364,7 @@ export class CacheFS {
    * @param {{ recursive?: boolean, pattern?: string, concurrency?: number, signal?: AbortSignal }} [options]
    */
   warmDir(dir, options) {
+    this.#check();
     const { recursive = false, pattern } = options ?? {};
     const settings = warmOptions(options, { recursive: false, pattern: undefined });
     if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
@@ -270,6 +378,7 @@ export class CacheFS {
    * root-relative path a line; empty lines and lines starting with # are skipped).
    */
   warmFromList(listFile, options) {
+    this.#check();
     if (typeof listFile !== 'string') throw new TypeError(`listFile must be a string (got ${describe(listFile)})`);
     const settings = warmOptions(options);
     const paths = fsp.readFile(listFile, 'utf8').then((text) =>
@@ -307,6 +416,7 @@ export class CacheFS {
    * @param {string[] | { prefix?: string, pattern?: string }} target
    */
   invalidate(target) {
+    this.#check();
     if (Array.isArray(target)) {
       let dropped = 0;
       for (const given of target) {
@@ -343,6 +453,7 @@ export class CacheFS {
    * (a missing file is an entry with its error, not a rejection).
    */
   async batchStats(paths) {
+    this.#check();
     if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
       throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
     }
@@ -358,7 +469,118 @@ export class CacheFS {
 
   /** Renames `from` to `to`, both inside the root. */
   rename(from, to) {
+    if (this.#closed) return Promise.reject(closedError());
     return runAsync(this.#renameFlow(from, to));
+  }
+
+  /**
+   * Writes dirty files to disk: those of `paths` (root-relative), or every
+   * dirty file of the root (whoever wrote it). Resolves to how many were
+   * written. Files that fail stay dirty, are reported by 'flushError'
+   * events ({ path, error }) and reject the call with ERR_FLUSH_FAILED
+   * (error.failures lists them); the others are flushed all the same.
+   * @param {string[]} [paths]
+   */
+  async flush(paths) {
+    this.#check();
+    let keys;
+    if (paths !== undefined) {
+      if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
+        throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
+      }
+      keys = paths.map((p) => this.#root.key(p));
+    }
+    if (this.#writeBack === null) return 0;
+    return this.#flushKeys(keys ?? this.#writeBack.dirtyKeys());
+  }
+
+  /**
+   * Stops background flushing and, in write-back mode, flushes every dirty
+   * file of the root; rejects as flush() does if some cannot be written
+   * (they stay dirty in the block store, for another CacheFS or a later
+   * run). Every later call fails with ERR_FS_CLOSED.
+   */
+  async close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#flushTimer);
+    exitFlushes.delete(this.#exitFlush);
+    if (this.#flushing !== null) await this.#flushing;
+    if (this.#writeMode === 'write-back') await this.#flushKeys(this.#writeBack.dirtyKeys());
+  }
+
+  async #flushKeys(keys) {
+    let flushed = 0;
+    const failures = [];
+    for (const key of keys) {
+      try {
+        if (this.#flushKey(key)) flushed++;
+        this.#warned.delete(key);
+      } catch (error) {
+        failures.push({ path: key, error });
+        this.#reportFlushError(key, error);
+      }
+      // One file at a time is written synchronously (under its lock): let other work run in between.
+      await new Promise(setImmediate);
+    }
+    if (failures.length > 0) throw flushFailed(failures);
+    return flushed;
+  }
+
+  #reportFlushError(key, error) {
+    this.#counters.flushErrors++;
+    if (this.listenerCount('flushError') > 0) {
+      this.emit('flushError', { path: key, error });
+    } else if (!this.#warned.has(key)) {
+      this.#warned.add(key);
+      process.emitWarning(`CacheFS could not write ${key} to disk (${error.message}); it stays dirty and is retried`, { code: 'ARENACACHE_FLUSH_FAILED' });
+    }
+  }
+
+  #backgroundFlush() {
+    if (this.#flushing !== null || !this.#writeBack.anyDirty()) return;
+    // Failures were reported as they happened ('flushError'); the files stay dirty for the next round.
+    this.#flushing = this.#flushKeys(this.#writeBack.dirtyKeys())
+      .catch(() => {})
+      .finally(() => {
+        this.#flushing = null;
+      });
+  }
+
+  /** At process exit: only synchronous work runs now. */
+  #flushAllSync() {
+    for (const key of this.#writeBack.dirtyKeys()) {
+      try {
+        this.#flushKey(key);
+      } catch (error) {
+        this.#counters.flushErrors++;
+        fs.writeSync(2, `arenacache: CacheFS could not write ${key} to disk at exit (${error.message}); it stays dirty in the block store\n`);
+      }
+    }
+  }
+
+  /** Writes `key` to disk if it is dirty (synchronously, under its lock) and caches what was written; returns whether it was dirty. */
+  #flushKey(key) {
+    const writeBack = this.#writeBack;
+    if (writeBack === null || writeBack.state(key) === null) return false;
+    const absolute = this.#root.absolute(key);
+    // A symbolic link put in its way since it was written must not lead the write out of the root.
+    this.#root.confine(absolute, key);
+    return writeBack.flush(key, absolute, (stats, content) => {
+      const record = statRecord(stats, Date.now());
+      if (content.length <= this.#maxFileBytes) this.#remember(key, record, content);
+      else this.#setRecord(this.#metaKey(key), record);
+    });
+  }
+
+  /** Flushes dirty `key` and every dirty file under it (before a structure change moves or removes them on disk). */
+  #flushUnder(key) {
+    const writeBack = this.#writeBack;
+    if (writeBack === null) return;
+    this.#flushKey(key);
+    if (!writeBack.anyDirty()) return;
+    const prefix = key === '' ? '' : `${key}/`;
+    for (const dirty of writeBack.dirtyKeys()) if (dirty.startsWith(prefix)) this.#flushKey(dirty);
   }
 
   // --- the operations, written once for both forms (see io.js)
@@ -374,6 +596,14 @@ export class CacheFS {
         counters.readHits++;
         counters.bytesRead += bytes.length;
         return bytes;
+      }
+    }
+    if (record !== undefined && this.#writeBack !== null) {
+      const dirty = this.#readDirty(key, record);
+      if (dirty !== null) {
+        counters.readHits++;
+        counters.bytesRead += dirty.length;
+        return dirty;
       }
     }
     counters.readMisses++;
@@ -430,6 +660,11 @@ export class CacheFS {
     const { encoding, mode } = writeOptions(options, append ? 'appendFile' : 'writeFile');
     const bytes = toBytes(data, encoding);
     this.#root.confine(absolute, given);
+    if (this.#writeMode === 'write-back' && bytes.length <= this.#maxFileBytes && this.#writeBack.fits(key)) {
+      if (yield* this.#writeBackFlow(key, absolute, bytes, append, mode ?? 0o666)) return;
+    }
+    // A dirty version must not land on top of this write later.
+    this.#flushKey(key);
     // What the cache holds now: an append can extend it instead of rereading.
     const previous = append ? this.#getRecord(this.#metaKey(key)) : undefined;
     const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
@@ -441,7 +676,7 @@ export class CacheFS {
       this.#cache.delete(this.#metaKey(key));
       return;
     }
-    // write-through: the cache holds what the disk holds before the call returns.
+    // write-through (and write-back's large files): the cache holds what the disk holds before the call returns.
     const record = statRecord(stats, Date.now());
     let contents = null;
     if (!append) contents = bytes;
@@ -450,17 +685,72 @@ export class CacheFS {
     else this.#setRecord(this.#metaKey(key), record);
   }
 
+  /**
+   * A write kept dirty in the block store; false when it must go to disk
+   * instead (the file would outgrow maxFileBytes).
+   */
+  *#writeBackFlow(key, absolute, bytes, append, mode) {
+    let base = this.#getRecord(this.#metaKey(key));
+    if (base === undefined || !isFileRecord(base)) {
+      // The path exists on disk from the first write on (readdir lists it);
+      // a directory or a missing parent fails here as node:fs would.
+      base = statRecord(yield ['create', absolute, mode], Date.now());
+      this.#forgetParent(key);
+    }
+    const outcome = this.#writeBack.write(key, absolute, bytes, {
+      append,
+      mode,
+      limit: this.#maxFileBytes,
+      base: () => fs.readFileSync(absolute),
+      publish: (size, mtimeMs, stats, whole) => {
+        if (stats !== undefined) {
+          // Spilled: written to disk, as write-through would have.
+          const record = statRecord(stats, Date.now());
+          if (whole.length <= this.#maxFileBytes) this.#remember(key, record, whole);
+          else this.#setRecord(this.#metaKey(key), record);
+          return;
+        }
+        const record = { ...base, size, mtimeMs, ctimeMs: mtimeMs, checkedAt: Date.now(), nonce: undefined };
+        if (append) this.#setRecord(this.#metaKey(key), record);
+        else this.#remember(key, record, bytes);
+      },
+    });
+    if (outcome === 'too-large') return false;
+    const counters = this.#counters;
+    counters.writes++;
+    counters.bytesWritten += bytes.length;
+    if (outcome === 'dirty') counters.writeBacks++;
+    return true;
+  }
+
+  /** The dirty contents of `key` from the block store (cached on the way, under the file's lock), or null when it is clean. */
+  #readDirty(key, base) {
+    return this.#writeBack.read(key, (name, content) => {
+      const record = { ...base, size: name.size, mtimeMs: name.mtimeMs, ctimeMs: name.mtimeMs, checkedAt: Date.now(), nonce: undefined };
+      if (content.length <= this.#maxFileBytes) this.#remember(key, record, content);
+      else this.#setRecord(this.#metaKey(key), record);
+      return content;
+    });
+  }
+
   *#structureFlow(operation, given, options) {
     const { key, absolute } = this.#root.resolve(given);
     if (key === '' && operation !== 'mkdir') throw new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is the root itself, which CacheFS does not remove`);
     this.#root.confine(absolute, given);
+    if (operation !== 'mkdir') this.#flushUnder(key);
     const result = yield [operation, absolute, options];
     this.#cache.delete(this.#metaKey(key));
     this.#forgetParent(key);
     // A removed directory takes its descendants' paths with it.
     if (operation === 'rm') this.#newGeneration();
-    // mkdir({ recursive: true }) gives the first directory it created: as a path inside the root.
-    return typeof result === 'string' ? path.relative(this.#root.path, result) : undefined;
+    if (typeof result !== 'string') return undefined;
+    // mkdir({ recursive: true }) gives the first directory it created (as a
+    // path inside the root): it and every directory below it are new, so
+    // their parents' listings changed, up to the one that already existed.
+    const first = path.relative(this.#root.path, result);
+    for (let created = key; created !== first && created !== '.'; created = path.posix.dirname(created)) this.#forgetParent(created);
+    this.#forgetParent(first);
+    return first;
   }
 
   *#renameFlow(from, to) {
@@ -468,6 +758,8 @@ export class CacheFS {
     const target = this.#root.resolve(to, 'to');
     this.#root.confine(source.absolute, from);
     this.#root.confine(target.absolute, to);
+    this.#flushUnder(source.key);
+    this.#flushUnder(target.key);
     yield ['rename', source.absolute, target.absolute];
     // Every path under a renamed directory changed: start a new generation.
     this.#newGeneration();
@@ -484,9 +776,11 @@ export class CacheFS {
   *#freshRecord(key, absolute, given) {
     const metaKey = this.#metaKey(key);
     const record = this.#getRecord(metaKey);
-    if (record === undefined) return undefined;
     const now = Date.now();
-    if (now - record.checkedAt < this.#validateMs) return record;
+    if (record !== undefined && now - record.checkedAt < this.#validateMs) return record;
+    // A dirty file's disk version is behind: its record comes from the block store.
+    if (this.#writeBack !== null && this.#writeBack.state(key) !== null) return yield* this.#dirtyRecord(key, absolute, given, record);
+    if (record === undefined) return undefined;
     this.#counters.validations++;
     this.#root.confine(absolute, given);
     let fresh;
@@ -503,6 +797,25 @@ export class CacheFS {
     else this.#counters.staleFiles++;
     this.#setRecord(metaKey, fresh);
     return fresh;
+  }
+
+  /**
+   * The record of dirty `key`: the disk's stats with the dirty size and
+   * mtime (keeping the cached data's nonce if the cached record names the
+   * same dirty version), cached under the file's lock. Undefined if it was
+   * flushed meanwhile (the disk is then current).
+   */
+  *#dirtyRecord(key, absolute, given, cached) {
+    this.#counters.validations++;
+    this.#root.confine(absolute, given);
+    const disk = statRecord(yield ['stat', absolute], Date.now());
+    return this.#writeBack.state(key, (name) => {
+      if (name === null) return undefined;
+      const record = { ...disk, size: name.size, mtimeMs: name.mtimeMs, ctimeMs: name.mtimeMs, nonce: undefined };
+      if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino) record.nonce = cached.nonce;
+      this.#setRecord(this.#metaKey(key), record);
+      return record;
+    });
   }
 
   /** The cached bytes of `key` if the cache holds exactly the file version `version` (inode included), else null. */

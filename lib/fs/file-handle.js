@@ -12,7 +12,9 @@
 // under another path by now (renamed since it was opened), so the next access
 // to any path stats the disk again (write-through and write-around alike: a
 // handle never patches cached bytes at an offset it might get wrong, such as
-// an append's).
+// an append's). In write-back mode a handle writes through its descriptor
+// as well: before each call, a dirty version of its file (written by path
+// since the handle was opened) is flushed, so the descriptor sees it.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkInteger } from '../cache/options.js';
@@ -44,7 +46,7 @@ export class CacheFileHandle {
    * @param {import('node:fs/promises').FileHandle} handle
    * @param {string} path as given to open()
    * @param {string} flags as given to open()
-   * @param {{ validateMs: number, contentOf(key: string, record: object): Buffer | null, afterWrite(): void, key: string }} files
+   * @param {{ validateMs: number, contentOf(key: string, record: object): Buffer | null, beforeAccess(): void, afterWrite(): void, key: string }} files
    *   what the handle needs of its CacheFS
    */
   #readable;
@@ -62,10 +64,12 @@ export class CacheFileHandle {
     return this.#handle.fd;
   }
 
+  /** The node:fs handle, after any write-back write to the file since it was opened has reached the disk. */
   #open() {
     if (this.#handle === null) {
       throw new ArenaCacheError(codes.ERR_HANDLE_CLOSED, `the file handle of ${describe(this.#path)} is closed`);
     }
+    this.#files.beforeAccess();
     return this.#handle;
   }
 

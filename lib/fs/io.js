@@ -61,11 +61,33 @@ async function storeAsync(path, data, flag, mode) {
   }
 }
 
+const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT;
+
+/** Creates `path` if it is missing (leaving an existing file as it is) and returns its stats. */
+function createSync(path, mode) {
+  const fd = fs.openSync(path, CREATE, mode);
+  try {
+    return fs.fstatSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function createAsync(path, mode) {
+  const handle = await fsp.open(path, CREATE, mode);
+  try {
+    return fs.fstatSync(handle.fd);
+  } finally {
+    await handle.close();
+  }
+}
+
 const SYNC = {
   stat: (path) => fs.statSync(path),
   load: loadSync,
   readdir: (path) => fs.readdirSync(path),
   store: storeSync,
+  create: createSync,
   mkdir: (path, options) => fs.mkdirSync(path, options),
   unlink: (path) => fs.unlinkSync(path),
   rename: (from, to) => fs.renameSync(from, to),
@@ -77,6 +99,7 @@ const ASYNC = {
   load: loadAsync,
   readdir: (path) => fsp.readdir(path),
   store: storeAsync,
+  create: createAsync,
   mkdir: (path, options) => fsp.mkdir(path, options),
   unlink: (path) => fsp.unlink(path),
   rename: (from, to) => fsp.rename(from, to),

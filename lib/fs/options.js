@@ -2,9 +2,10 @@
 
 import { describe } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
+import { BlockStore } from '../cache/block-store.js';
 import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
 
-export const WRITE_MODES = Object.freeze(['write-through', 'write-around']);
+export const WRITE_MODES = Object.freeze(['write-through', 'write-back', 'write-around']);
 
 /** Every option of `new CacheFS(options)` with its default. */
 export const DEFAULTS = Object.freeze({
@@ -12,8 +13,20 @@ export const DEFAULTS = Object.freeze({
   root: undefined,
   /** The SharedCache holding file data and metadata (required). */
   cache: undefined,
-  /** How writes reach the disk and the cache: 'write-through' or 'write-around'. */
+  /**
+   * How writes reach the disk and the cache: 'write-through' (both before the
+   * call resolves), 'write-back' (the cache and options.blocks now, the disk
+   * on the next flush) or 'write-around' (the disk; the cache forgets the file).
+   */
   writeMode: 'write-through',
+  /**
+   * The BlockStore that holds dirty files until they are flushed: required
+   * for 'write-back'. Give the same store to every CacheFS of the root, in
+   * every mode, so that all of them see (and flush) each other's dirty files.
+   */
+  blocks: undefined,
+  /** How often write-back flushes dirty files in the background (ms; 0: only on flush(), close() and process exit). */
+  flushIntervalMs: 1000,
   /** How long cached metadata is trusted before it is checked against the disk again (ms; 0: every call). */
   validateMs: 1000,
   /** File data is cached in blocks of this many bytes, so large files need not fit whole. */
@@ -37,6 +50,13 @@ export function resolveOptions(options) {
     const error = typeof resolved.writeMode === 'string' ? RangeError : TypeError;
     throw new error(`options.writeMode must be one of ${valid} (got ${describe(resolved.writeMode)})`);
   }
+  if (resolved.blocks !== undefined && !(resolved.blocks instanceof BlockStore)) {
+    throw new TypeError(`options.blocks must be a BlockStore (got ${describe(resolved.blocks)})`);
+  }
+  if (resolved.writeMode === 'write-back' && resolved.blocks === undefined) {
+    throw new TypeError("options.blocks must be a BlockStore when writeMode is 'write-back': it holds the dirty files until they are flushed");
+  }
+  checkInteger(resolved.flushIntervalMs, 'options.flushIntervalMs', 0, 86_400_000, 'an integer between 0 (no background flush) and 86400000 milliseconds');
   checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, 'an integer between 0 (check every call) and 86400000 milliseconds');
   checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 64 * 2 ** 20, 'an integer between 4096 and 67108864');
   checkInteger(resolved.maxFileBytes, 'options.maxFileBytes', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer');

@@ -1,0 +1,282 @@
+// Write-back for CacheFS: the dirty files of a root, kept in a BlockStore
+// until they are written to disk.
+//
+// A dirty file lives in the store as file id hash(root id, path):
+//   block 2^32-1   its name record: magic, state, logical size, mtime, mode, root id, path
+//   blocks 0..n    its whole contents, as they are to be written
+// Dirty blocks are never evicted, and the store is shared by every thread
+// (and, file-backed, every process) that attaches it, so dirty data outlives
+// the thread that wrote it: any CacheFS of the root flushes it, also after a
+// crash when the store is a file.
+//
+// Every change and every read of a file's record and blocks happens under
+// the store's lock of that file (BlockStore#exclusive), flushes included:
+// the flusher writes the file to disk synchronously under the lock, so a
+// writer never interleaves with it and a flushed version can never be
+// written over an older one. A writer first marks the record WRITING and
+// marks it DIRTY when all its blocks are in: a record found WRITING was left
+// by a thread that died mid-write, and the file's unflushed writes are
+// dropped (counted in lostWrites) rather than written torn.
+//
+// A file becomes dirty whole: the first write-back write to a clean file puts
+// its entire contents in the store (an append loads the current contents
+// first), so reads and flushes never combine blocks with the disk.
+
+import * as fs from 'node:fs';
+import { codes } from '../errors.js';
+
+/** Block index of a file's name record (data blocks use the indexes below it). */
+const NAME_BLOCK = 2 ** 32 - 1;
+const MAGIC = 0x42574643; // "CFWB"
+const WRITING = 1;
+const DIRTY = 2;
+const ROOT_ID_BYTES = 12;
+// magic u32, state u32, size f64, mtimeMs f64, mode u32, key bytes u32, root id
+const NAME_HEADER_BYTES = 32 + ROOT_ID_BYTES;
+const STATE_OFFSET = 4;
+
+/** FNV-1a over the root id and the path: the file id of a path in the store. */
+function fileId(rootId, key) {
+  let h = 0x811c9dc5;
+  const text = `${rootId}\0${key}`;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Writes `content` as the whole file at `absolute` (created with `mode` if missing); returns its stats after the write. */
+export function storeFileSync(absolute, content, mode) {
+  const fd = fs.openSync(absolute, fs.constants.O_WRONLY | fs.constants.O_CREAT, mode);
+  try {
+    for (let done = 0; done < content.length; ) done += fs.writeSync(fd, content, done, content.length - done, done);
+    // Written first, cut after: a failure leaves old bytes past the new end, never a file shorter than both versions.
+    fs.ftruncateSync(fd, content.length);
+    return fs.fstatSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export class WriteBack {
+  #blocks;
+  #rootId;
+  #namePosition;
+  #maxKeyBytes;
+  /** Counters the CacheFS reports (its own object, shared). */
+  #counters;
+
+  /**
+   * @param {import('../cache/block-store.js').BlockStore} blocks
+   * @param {string} rootId 12 characters naming the root
+   * @param {Record<string, number>} counters lostWrites, spilledWrites, flushedFiles, flushedBytes
+   */
+  constructor(blocks, rootId, counters) {
+    this.#blocks = blocks;
+    this.#rootId = rootId;
+    this.#counters = counters;
+    this.#namePosition = NAME_BLOCK * blocks.blockBytes;
+    this.#maxKeyBytes = blocks.blockBytes - NAME_HEADER_BYTES;
+  }
+
+  /** Whether `key` can be kept dirty at all (its name record fits one block). */
+  fits(key) {
+    return Buffer.byteLength(key) <= this.#maxKeyBytes;
+  }
+
+  /**
+   * The name record of `file`, or null. Only under the file's lock. A record
+   * left WRITING (its writer died) drops the file's blocks: its unflushed
+   * writes are lost, never written torn.
+   */
+  #readName(file) {
+    const blocks = this.#blocks;
+    const header = blocks.read(file, this.#namePosition, NAME_HEADER_BYTES);
+    if (header === undefined || header.readUInt32LE(0) !== MAGIC) return null;
+    const state = header.readUInt32LE(STATE_OFFSET);
+    if (state === WRITING) {
+      blocks.drop(file);
+      this.#counters.lostWrites++;
+      return null;
+    }
+    const keyBytes = header.readUInt32LE(28);
+    const key = blocks.read(file, this.#namePosition + NAME_HEADER_BYTES, keyBytes);
+    if (state !== DIRTY || key === undefined) {
+      blocks.drop(file);
+      this.#counters.lostWrites++;
+      return null;
+    }
+    return {
+      size: header.readDoubleLE(8),
+      mtimeMs: header.readDoubleLE(16),
+      mode: header.readUInt32LE(24),
+      rootId: header.toString('latin1', 32, 32 + ROOT_ID_BYTES),
+      key: key.toString(),
+    };
+  }
+
+  #writeName(file, state, { size, mtimeMs, mode, key }) {
+    const keyBytes = Buffer.from(key);
+    const record = Buffer.alloc(NAME_HEADER_BYTES + keyBytes.length);
+    record.writeUInt32LE(MAGIC, 0);
+    record.writeUInt32LE(state, STATE_OFFSET);
+    record.writeDoubleLE(size, 8);
+    record.writeDoubleLE(mtimeMs, 16);
+    record.writeUInt32LE(mode, 24);
+    record.writeUInt32LE(keyBytes.length, 28);
+    record.write(this.#rootId, 32, ROOT_ID_BYTES, 'latin1');
+    keyBytes.copy(record, NAME_HEADER_BYTES);
+    this.#blocks.write(file, this.#namePosition, record);
+  }
+
+  #setState(file, state) {
+    const word = Buffer.alloc(4);
+    word.writeUInt32LE(state, 0);
+    this.#blocks.write(file, this.#namePosition + STATE_OFFSET, word);
+  }
+
+  /** The name record of `key` if it is dirty, else null; `other` is set when another path holds its file id. */
+  #nameOf(file, key) {
+    const name = this.#readName(file);
+    if (name === null) return { name: null, other: false };
+    if (name.rootId !== this.#rootId || name.key !== key) return { name: null, other: true };
+    return { name, other: false };
+  }
+
+  /** Runs `fn(file, name)` under the lock of `key`'s file, with its dirty record or null. */
+  #withFile(key, fn) {
+    const file = fileId(this.#rootId, key);
+    return this.#blocks.exclusive(file, () => {
+      const { name, other } = this.#nameOf(file, key);
+      return fn(file, name, other);
+    });
+  }
+
+  /**
+   * The dirty state of `key` ({ size, mtimeMs, mode }, or null when it is
+   * clean) passed to `use`, under the lock, so that what `use` does with it
+   * (such as caching a record) is ordered with the file's writes.
+   */
+  state(key, use = (name) => name) {
+    return this.#withFile(key, (file, name) => use(name));
+  }
+
+  /** `use(name, content)` under the lock with the contents of dirty `key`; null when it is clean. */
+  read(key, use) {
+    return this.#withFile(key, (file, name) => {
+      if (name === null) return null;
+      const content = this.#content(file, name);
+      return content === null ? null : use(name, content);
+    });
+  }
+
+  /**
+   * The dirty contents of `file`, or null when some block is gone: a thread
+   * died inside a block write (the store dropped that block) and the
+   * file's unflushed writes are lost; they are dropped, never written torn.
+   */
+  #content(file, name) {
+    if (name.size === 0) return Buffer.alloc(0);
+    const content = this.#blocks.read(file, 0, name.size);
+    if (content !== undefined) return content;
+    this.#blocks.drop(file);
+    this.#counters.lostWrites++;
+    return null;
+  }
+
+  /**
+   * Makes `content` the dirty contents of `key`, or with `append` adds it at
+   * the end (`base()` gives the current contents when the file is not dirty
+   * yet: read synchronously, under the lock). `publish(size, mtimeMs)` runs
+   * under the lock afterwards, so the cache's view changes in the same order
+   * as the store's. Returns 'dirty'; 'spilled' when the store had no room
+   * (or another path holds the file id) and the file was written to
+   * `absolute` instead; `publish` then gets the disk's stats and the whole
+   * contents as third and fourth arguments. Returns 'too-large', writing
+   * nothing, when the file would outgrow `limit` bytes.
+   */
+  write(key, absolute, content, { append, mode, limit, base, publish }) {
+    return this.#withFile(key, (file, name, other) => {
+      const mtimeMs = Date.now();
+      let position = 0;
+      let data = content;
+      if (append && name !== null) position = name.size;
+      else if (append) data = Buffer.concat([base(), content]);
+      const size = position + data.length;
+      if (size > limit) return 'too-large';
+      const record = { size, mtimeMs, mode: name?.mode ?? mode, key };
+      if (other) return this.#spill(file, absolute, data, record, publish, false);
+      try {
+        this.#writeName(file, WRITING, { ...record, size: name?.size ?? 0 });
+        this.#blocks.write(file, position, data);
+        this.#writeName(file, DIRTY, record);
+      } catch (error) {
+        if (error.code !== codes.ERR_BLOCKS_FULL) throw error;
+        // Whatever made it into blocks is dropped; the disk gets the whole file.
+        const whole = position === 0 ? data : Buffer.concat([this.#blocks.read(file, 0, position) ?? Buffer.alloc(0), data]);
+        if (whole.length !== size) throw error;
+        return this.#spill(file, absolute, whole, record, publish, true);
+      }
+      publish(size, mtimeMs);
+      return 'dirty';
+    });
+  }
+
+  #spill(file, absolute, whole, record, publish, drop) {
+    const stats = storeFileSync(absolute, whole, record.mode);
+    if (drop) this.#blocks.drop(file);
+    this.#counters.spilledWrites++;
+    publish(record.size, record.mtimeMs, stats, whole);
+    return 'spilled';
+  }
+
+  /**
+   * Writes dirty `key` to `absolute` and makes it clean; `flushed(stats,
+   * content)` runs under the lock after the write. Returns whether it was
+   * dirty. A failed write leaves it dirty and throws.
+   */
+  flush(key, absolute, flushed) {
+    return this.#withFile(key, (file, name) => {
+      if (name === null) return false;
+      const content = this.#content(file, name);
+      if (content === null) return false;
+      const stats = storeFileSync(absolute, content, name.mode);
+      this.#blocks.drop(file);
+      this.#counters.flushedFiles++;
+      this.#counters.flushedBytes += content.length;
+      flushed(stats, content);
+      return true;
+    });
+  }
+
+  /** Forgets dirty `key` without writing it (its file was removed or replaced); returns whether it was dirty. */
+  discard(key) {
+    return this.#withFile(key, (file, name) => {
+      if (name === null) return false;
+      this.#blocks.drop(file);
+      return true;
+    });
+  }
+
+  /** The paths of this root that are dirty now (the store's dirty name records), sorted. */
+  dirtyKeys() {
+    const keys = new Set();
+    for (const range of this.#blocks.dirty()) {
+      if (range.block !== NAME_BLOCK) continue;
+      const name = this.#blocks.exclusive(range.file, () => this.#readName(range.file));
+      if (name !== null && name.rootId === this.#rootId) keys.add(name.key);
+    }
+    return [...keys].sort();
+  }
+
+  /** Whether the store holds any dirty block (of any root): cheap, for skipping work. */
+  anyDirty() {
+    return this.#blocks.dirtyBlockCount() > 0;
+  }
+
+  /** Bytes of dirty blocks in the store (every root's). */
+  dirtyBytes() {
+    return this.#blocks.dirtyBlockCount() * this.#blocks.blockBytes;
+  }
+}
