@@ -27,6 +27,7 @@
 import { ArenaCacheError, codes } from '../errors.js';
 import { checkHeaderStart, H32_CHECKSUM, H32_HEADER_BYTES, H32_MAGIC, H32_VERSION, HEADER_BYTES, headerChecksum, THREAD_SLOT_BYTES } from './layout.js';
 import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
+import { M_SEQ } from './shard-meta.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
@@ -244,6 +245,10 @@ export class BlockArena {
   /** Takes the lock of `file` (shared with the files whose ids are equal modulo 256); returns the holding for unlockFile(). */
   lockFile(file) {
     return this.fileLock.acquire(this.fileLocks[file % FILE_LOCKS]);
+  }
+
+  fileLockSequence(file) {
+    return Atomics.load(this.fileLocks[file % FILE_LOCKS].meta, M_SEQ);
   }
 
   unlockFile(file, held) {

@@ -268,6 +268,17 @@ export class BlockStore {
     return result;
   }
 
+  /**
+   * The sequence of `file`'s lock: it changes whenever the lock is taken or
+   * released and is odd while it is held. The same even value before and
+   * after some work means no exclusive() section of the file overlapped it.
+   */
+  fileVersion(file) {
+    if (this.#closed) throw closedError();
+    checkFile(file);
+    return this.#arena.fileLockSequence(file);
+  }
+
   /** Drops every block of `file`, dirty ones included (the file was deleted); returns how many. */
   drop(file) {
     if (this.#closed) throw closedError();

@@ -38,11 +38,14 @@ import { minimatch } from 'minimatch';
 import { registerFsMetrics } from './metrics.js';
 import { CacheFileHandle } from './file-handle.js';
 import { warmOptions, WarmJob } from './warming.js';
-import { runAsync, runSync } from './io.js';
+import { loadSync, runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
 import { Root } from './root.js';
 import { CachedStats, decodeRecord, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
+
+/** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
+const LOAD_ATTEMPTS = 4;
 
 /** Write-back CacheFS instances' synchronous flushes, run when the process (or worker) exits. */
 const exitFlushes = new Set();
@@ -608,12 +611,36 @@ export class CacheFS extends EventEmitter {
     }
     counters.readMisses++;
     this.#root.confine(absolute, given);
-    const { before, data, after } = yield ['load', absolute];
-    const loaded = statRecord(after, Date.now());
-    // Cache only what was read from one unchanging version of the file.
-    if (sameVersion(statRecord(before, 0), loaded) && data.length === loaded.size) this.#remember(key, loaded, data);
+    const { before, data, after } = yield* this.#load(key, absolute);
+    // Cache only what was read from one unchanging version of the file (not a dirty version from the store).
+    if (after !== undefined) {
+      const loaded = statRecord(after, Date.now());
+      if (sameVersion(statRecord(before, 0), loaded) && data.length === loaded.size) this.#remember(key, loaded, data);
+    }
     counters.bytesRead += data.length;
     return data;
+  }
+
+  /**
+   * Reads `key` from disk: { before, data, after } (stats around the read).
+   * With a block store, a flush may be writing the file in place meanwhile
+   * (in another thread or process): the file's lock sequence (a seqlock)
+   * tells whether one overlapped the read, which is then repeated, or
+   * answered from the store ({ data }) if the file is dirty again.
+   */
+  *#load(key, absolute) {
+    const writeBack = this.#writeBack;
+    if (writeBack === null) return yield ['load', absolute];
+    const fromStore = (name, content) => ({ data: content });
+    for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
+      const sequence = writeBack.sequence(key);
+      const loaded = yield ['load', absolute];
+      if (sequence % 2 === 0 && writeBack.sequence(key) === sequence) return loaded;
+      const dirty = writeBack.read(key, fromStore);
+      if (dirty !== null) return dirty;
+    }
+    // Flushes keep overlapping: read under the lock, where none can.
+    return writeBack.read(key, fromStore, () => loadSync(absolute));
   }
 
   *#statFlow(given) {

@@ -12,7 +12,7 @@ import * as fsp from 'node:fs/promises';
  * Reads a whole file with the stats before and after, so that a file
  * changing while it is read is not cached under either version.
  */
-function loadSync(path) {
+export function loadSync(path) {
   const fd = fs.openSync(path, 'r');
   try {
     const before = fs.fstatSync(fd);

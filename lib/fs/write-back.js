@@ -162,13 +162,25 @@ export class WriteBack {
     return this.#withFile(key, (file, name) => use(name));
   }
 
-  /** `use(name, content)` under the lock with the contents of dirty `key`; null when it is clean. */
-  read(key, use) {
+  /**
+   * `use(name, content)` under the lock with the contents of dirty `key`;
+   * when it is clean, `clean()` (also under the lock: no flush can be
+   * writing the file meanwhile).
+   */
+  read(key, use, clean = () => null) {
     return this.#withFile(key, (file, name) => {
-      if (name === null) return null;
-      const content = this.#content(file, name);
-      return content === null ? null : use(name, content);
+      const content = name === null ? null : this.#content(file, name);
+      return content === null ? clean() : use(name, content);
     });
+  }
+
+  /**
+   * A number that changes whenever the lock of `key`'s file is taken or
+   * released (odd while held): equal before and after a disk read, no flush
+   * of the file overlapped it.
+   */
+  sequence(key) {
+    return this.#blocks.fileVersion(fileId(this.#rootId, key));
   }
 
   /**
