@@ -2,6 +2,8 @@
 // copy-on-read cache, in one run: the seed's six scenarios (ReadHit, a real
 // ReadMiss, WriteThrough, SequentialReads, RandomAccess, EvictionLRU) and
 // SmallFiles, each for every layer; then ConcurrentReads with worker threads.
+// CacheFS/fs and CacheFS/Map compare write-through; write-back/fs compares
+// write-back (writes deferred, flushed every second in the background).
 //
 // Environment: BENCH_TIME_MS (300), BENCH_ROUNDS (3), BENCH_ITERATIONS (at
 // least 4 calls per round), BENCH_WORKERS (1,2,4),
@@ -122,6 +124,7 @@ printTable(
     ),
     'CacheFS/fs': ratio(ops['CacheFS write-through'], ops.fs),
     'CacheFS/Map': ratio(ops['CacheFS write-through'], ops['Map copy-on-read']),
+    'write-back/fs': ratio(ops['CacheFS write-back'], ops.fs),
   })),
 );
 console.log(`\nConcurrentReads: worker threads reading 100 files of 1 KB at random (aggregate reads per second)`);

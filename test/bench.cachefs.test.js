@@ -8,7 +8,7 @@ test('the CacheFS benchmark runs every scenario for every layer (tiny sizes; spe
   assert.match(output, /ConcurrentReads/);
   assert.deepEqual(result.scenarios.map((s) => s.name), ['ReadHit', 'ReadMiss', 'WriteThrough', 'SequentialReads', 'RandomAccess', 'EvictionLRU', 'SmallFiles']);
   for (const scenario of result.scenarios) {
-    for (const layer of ['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-around']) assert.ok(scenario.ops[layer] > 0, `${scenario.name} ${layer}`);
+    for (const layer of ['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-back', 'CacheFS write-around']) assert.ok(scenario.ops[layer] > 0, `${scenario.name} ${layer}`);
   }
   const hit = result.scenarios.find((s) => s.name === 'ReadHit');
   assert.ok(hit.hitRatios['CacheFS write-through'] > 0.99, 'ReadHit hits (all but the first read)');

@@ -386,3 +386,19 @@ test('BlockStore#exclusive runs a function under a file lock, synchronously', ()
   blocks.write(1, 0, Buffer.alloc(10));
   assert.equal(blocks.dirtyBlockCount(), 1);
 });
+
+test('write-back counters reach Prometheus through registerMetrics', async (t) => {
+  const { cfs } = setup(t);
+  const { Registry } = await import('prom-client');
+  const registry = new Registry();
+  cfs.registerMetrics(registry, { name: 'wb' });
+  await cfs.writeFile('m', 'metrics');
+  assert.match(await registry.metrics(), /^arenacache_fs_dirty_bytes\{fs="wb"\} [1-9]\d*$/m);
+  await cfs.flush();
+  const text = await registry.metrics();
+  assert.match(text, /^arenacache_fs_write_backs_total\{fs="wb"\} 1$/m);
+  assert.match(text, /^arenacache_fs_flushed_files_total\{fs="wb"\} 1$/m);
+  assert.match(text, /^arenacache_fs_flushed_bytes_total\{fs="wb"\} 7$/m);
+  assert.match(text, /^arenacache_fs_dirty_bytes\{fs="wb"\} 0$/m);
+  assert.match(text, /^arenacache_fs_flush_errors_total\{fs="wb"\} 0$/m);
+});

@@ -6,10 +6,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
-import { SharedCache } from '../../lib/index.js';
+import { BlockStore, SharedCache } from '../../lib/index.js';
 import { CacheFS } from '../../lib/fs/index.js';
 
-export const LAYERS = Object.freeze(['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-around']);
+export const LAYERS = Object.freeze(['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-back', 'CacheFS write-around']);
 
 /**
  * @param {string} name one of LAYERS
@@ -49,10 +49,12 @@ export function createLayer(name, root, { maxFiles } = {}) {
       hitRatio: () => (reads === 0 ? 0 : hits / reads),
     };
   }
-  const writeMode = name === 'CacheFS write-through' ? 'write-through' : 'write-around';
+  const writeMode = name.slice('CacheFS '.length);
   // Each cached file takes two entries (its record and its data).
   const cache = new SharedCache({ memoryBytes: 64 * 2 ** 20, ...(maxFiles === undefined ? {} : { max: Math.max(16, 2 * maxFiles) }) });
-  const cfs = new CacheFS({ root, cache, writeMode });
+  // write-back: dirty files in a block store, flushed by the default background timer (every second) as in production.
+  const blocks = writeMode === 'write-back' ? new BlockStore({ memoryBytes: 32 * 2 ** 20, blockBytes: 4096 }) : undefined;
+  const cfs = new CacheFS({ root, cache, writeMode, blocks });
   return {
     readFile: (p) => cfs.readFile(p),
     writeFile: (p, d) => cfs.writeFile(p, d),

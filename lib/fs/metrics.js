@@ -16,6 +16,13 @@ const FS_METRICS = [
   ['validations_total', 'counter', 'Cached metadata checked against the disk after validateMs.', (s) => s.validations],
   ['stale_files_total', 'counter', 'Files found changed behind the cache\'s back.', (s) => s.staleFiles],
   ['handle_read_hits_total', 'counter', 'File handle reads served from the cache.', (s) => s.handleReadHits],
+  ['write_backs_total', 'counter', 'Writes kept dirty in the block store (write-back).', (s) => s.writeBacks],
+  ['spilled_writes_total', 'counter', 'Write-back writes written to disk at once (the block store was full).', (s) => s.spilledWrites],
+  ['flushed_files_total', 'counter', 'Dirty files written to disk by this instance.', (s) => s.flushedFiles],
+  ['flushed_bytes_total', 'counter', 'Bytes of dirty files written to disk by this instance.', (s) => s.flushedBytes],
+  ['flush_errors_total', 'counter', 'Dirty files that failed to be written to disk (they stay dirty).', (s) => s.flushErrors],
+  ['lost_writes_total', 'counter', 'Dirty files dropped because a writer died in the middle of writing them.', (s) => s.lostWrites],
+  ['dirty_bytes', 'gauge', 'Bytes of dirty blocks in the block store.', (s) => s.dirtyBytes],
 ];
 
 const FS_SCHEMA = Object.freeze({ metrics: FS_METRICS, label: 'fs', prefix: 'arenacache_fs_', what: 'CacheFS' });
