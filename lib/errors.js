@@ -44,6 +44,8 @@ export const codes = Object.freeze({
   ERR_FS_CLOSED: 'ERR_FS_CLOSED',
   /** CacheFS write-back: some dirty files could not be written to disk (they stay dirty; see error.failures). */
   ERR_FLUSH_FAILED: 'ERR_FLUSH_FAILED',
+  /** CacheFS: access statistics missing (no options.accessStatsPath), unreadable, or not this root's. */
+  ERR_ACCESS_STATS: 'ERR_ACCESS_STATS',
   /** CacheFS: options.root does not exist or is not a directory. */
   ERR_FS_ROOT: 'ERR_FS_ROOT',
   /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */

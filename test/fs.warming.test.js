@@ -1,7 +1,8 @@
 // CacheFS warming: files read into the shared cache in the background, with
 // a concurrency limit, progress events and cancellation.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
@@ -80,4 +81,75 @@ test('warming argument errors name what was expected', (t) => {
   assert.throws(() => cfs.warmDir('css', { pattern: /css/ }), { name: 'TypeError', message: "options.pattern must be a glob string such as '**/*.css' (got an instance of RegExp)" });
   assert.throws(() => cfs.warmDir('../x'), { code: 'ERR_PATH_OUTSIDE_ROOT' });
   assert.throws(() => cfs.warmFromList(5), { name: 'TypeError', message: 'listFile must be a string (got 5)' });
+});
+
+test('warmFromStats() warms the files the previous run read most, from its saved access statistics', async (t) => {
+  const { root } = setup(t);
+  const statsPath = path.join(tempDir(t, 'access'), 'access.json');
+  const first = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * 2 ** 20 }), accessStatsPath: statsPath });
+  for (let i = 0; i < 5; i++) await first.readFile('index.html');
+  for (let i = 0; i < 3; i++) first.readFileSync('js/app.js');
+  await first.readFile('css/site.css');
+  // Warming reads are not accesses.
+  await first.warm(['css/notes.txt']).finished;
+  await first.close();
+  const saved = JSON.parse(readFileSync(statsPath, 'utf8'));
+  assert.equal(saved.version, 1);
+  assert.equal(saved.root, first.root);
+  assert.deepEqual(saved.files, [['index.html', 5], ['js/app.js', 3], ['css/site.css', 1]]);
+
+  // The next run: a cold cache, warmed with the two most-read files.
+  const next = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * 2 ** 20 }), accessStatsPath: statsPath });
+  const job = next.warmFromStats({ limit: 2, concurrency: 1 });
+  const warmed = [];
+  job.on('progress', ({ path: p }) => warmed.push(p));
+  assert.deepEqual(await job.finished, { total: 2, warmed: 2, failed: 0, skipped: 0, bytes: 12, cancelled: false });
+  assert.deepEqual(warmed, ['index.html', 'js/app.js']);
+  await next.readFile('index.html');
+  await next.readFile('css/site.css');
+  assert.equal(next.stats().readHits, 1, 'the warmed file is a hit, the other is not');
+  await next.saveAccessStats();
+  assert.deepEqual(JSON.parse(readFileSync(statsPath, 'utf8')).files, [['css/site.css', 1], ['index.html', 1]]);
+});
+
+test('warmFromStats() errors: no statistics configured, unreadable or foreign statistics, bad options', async (t) => {
+  const { root, cache, cfs } = setup(t);
+  assert.throws(() => cfs.warmFromStats(), {
+    name: 'ArenaCacheError',
+    code: 'ERR_ACCESS_STATS',
+    message: 'warmFromStats() needs access statistics: give new CacheFS() options.accessStatsPath',
+  });
+  await assert.rejects(cfs.saveAccessStats(), { code: 'ERR_ACCESS_STATS', message: 'saveAccessStats() needs access statistics: give new CacheFS() options.accessStatsPath' });
+  const dir = tempDir(t, 'access');
+  const missing = new CacheFS({ root, cache, accessStatsPath: path.join(dir, 'none.json') });
+  assert.equal((await missing.warmFromStats().finished).total, 0, 'no statistics yet: nothing to warm');
+  writeFileSync(path.join(dir, 'bad.json'), '{ not json');
+  const bad = new CacheFS({ root, cache, accessStatsPath: path.join(dir, 'bad.json') });
+  await assert.rejects(bad.warmFromStats().finished, { code: 'ERR_ACCESS_STATS', message: /^access statistics .*bad\.json are not valid JSON: / });
+  writeFileSync(path.join(dir, 'other.json'), JSON.stringify({ version: 1, root: '/elsewhere', files: [['a', 1]] }));
+  const other = new CacheFS({ root, cache, accessStatsPath: path.join(dir, 'other.json') });
+  await assert.rejects(other.warmFromStats().finished, { code: 'ERR_ACCESS_STATS', message: `access statistics ${path.join(dir, 'other.json')} were saved for root /elsewhere, not ${other.root}` });
+  writeFileSync(path.join(dir, 'old.json'), JSON.stringify({ version: 0, files: {} }));
+  const old = new CacheFS({ root, cache, accessStatsPath: path.join(dir, 'old.json') });
+  await assert.rejects(old.warmFromStats().finished, { code: 'ERR_ACCESS_STATS', message: /are not in the format of this version/ });
+  assert.throws(() => missing.warmFromStats({ limit: 0 }), { name: 'RangeError', message: 'options.limit must be an integer from 1 to 10000000 (got 0)' });
+  assert.throws(() => missing.warmFromStats({ top: 3 }), { name: 'TypeError' });
+  assert.throws(() => new CacheFS({ root, cache, accessStatsPath: 5 }), { name: 'TypeError', message: 'options.accessStatsPath must be a file path (got 5)' });
+  assert.throws(() => new CacheFS({ root, cache, accessStatsPath: 'x', accessStatsLimit: 0 }), {
+    name: 'RangeError',
+    message: 'options.accessStatsLimit must be an integer from 1 to 10000000 (got 0)',
+  });
+});
+
+test('access statistics are saved when the process exits without close()', (t) => {
+  const { root } = setup(t);
+  const statsPath = path.join(tempDir(t, 'access'), 'access.json');
+  const script = `
+    import { SharedCache } from ${JSON.stringify(new URL('../lib/index.js', import.meta.url).href)};
+    import { CacheFS } from ${JSON.stringify(new URL('../lib/fs/index.js', import.meta.url).href)};
+    const cfs = new CacheFS({ root: ${JSON.stringify(root)}, cache: new SharedCache({ memoryBytes: 2 ** 20 }), accessStatsPath: ${JSON.stringify(statsPath)} });
+    cfs.readFileSync('index.html');
+    cfs.readFileSync('index.html');`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', script]);
+  assert.deepEqual(JSON.parse(readFileSync(statsPath, 'utf8')).files, [['index.html', 2]]);
 });

@@ -32,7 +32,7 @@ import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkObject } from '../cache/options.js';
+import { checkInteger, checkObject } from '../cache/options.js';
 import * as fsp from 'node:fs/promises';
 import { minimatch } from 'minimatch';
 import { registerFsMetrics } from './metrics.js';
@@ -43,11 +43,12 @@ import { resolveOptions } from './options.js';
 import { Root } from './root.js';
 import { CachedStats, decodeRecord, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
+import { AccessStats } from './access-stats.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
 const LOAD_ATTEMPTS = 4;
 
-/** Write-back CacheFS instances' synchronous flushes, run when the process (or worker) exits. */
+/** CacheFS instances' synchronous work at process (or worker) exit: write-back flushes, access statistics. */
 const exitFlushes = new Set();
 let exitHooked = false;
 
@@ -143,6 +144,8 @@ export class CacheFS extends EventEmitter {
   /** The running background flush, or null. */
   #flushing = null;
   #exitFlush = null;
+  /** Per-path read counts (with options.accessStatsPath), else null. */
+  #access = null;
   #closed = false;
   /** Paths whose failed flush was reported by a process warning (no 'flushError' listener): once each until it succeeds. */
   #warned = new Set();
@@ -186,12 +189,13 @@ export class CacheFS extends EventEmitter {
     this.#rootId = createHash('sha256').update(this.#root.path).digest('base64url').slice(0, 12);
     this.#generationKey = `fs\0g\0${this.#rootId}`;
     if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters);
-    if (this.#writeMode === 'write-back') {
-      if (resolved.flushIntervalMs > 0) {
-        this.#flushTimer = setInterval(() => this.#backgroundFlush(), resolved.flushIntervalMs);
-        this.#flushTimer.unref();
-      }
-      this.#exitFlush = () => this.#flushAllSync();
+    if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.path, resolved.accessStatsLimit);
+    if (this.#writeMode === 'write-back' && resolved.flushIntervalMs > 0) {
+      this.#flushTimer = setInterval(() => this.#backgroundFlush(), resolved.flushIntervalMs);
+      this.#flushTimer.unref();
+    }
+    if (this.#writeMode === 'write-back' || this.#access !== null) {
+      this.#exitFlush = () => this.#atExit();
       flushAtExit(this.#exitFlush);
     }
   }
@@ -237,6 +241,7 @@ export class CacheFS extends EventEmitter {
     // Argument errors reject, as with node:fs/promises.
     this.#check();
     const encoding = options === undefined ? null : readEncoding(options, 'readFile');
+    if (this.#access !== null) this.#access.record(this.#root.key(path));
     const hit = this.#readHit(path);
     return decode(hit ?? (await runAsync(this.#readFlow(path))), encoding);
   }
@@ -244,6 +249,7 @@ export class CacheFS extends EventEmitter {
   readFileSync(path, options) {
     this.#check();
     const encoding = options === undefined ? null : readEncoding(options, 'readFileSync');
+    if (this.#access !== null) this.#access.record(this.#root.key(path));
     return decode(this.#readHit(path) ?? runSync(this.#readFlow(path)), encoding);
   }
 
@@ -356,7 +362,7 @@ export class CacheFS extends EventEmitter {
     if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
       throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
     }
-    return new WarmJob((p) => this.readFile(p), paths, warmOptions(options));
+    return new WarmJob((p) => this.#warmRead(p), paths, warmOptions(options));
   }
 
   /**
@@ -373,7 +379,7 @@ export class CacheFS extends EventEmitter {
     if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
     if (pattern !== undefined && typeof pattern !== 'string') throw new TypeError(`options.pattern must be a glob string such as '**/*.css' (got ${describe(pattern)})`);
     const { key } = this.#root.resolve(dir, 'dir');
-    return new WarmJob((p) => this.readFile(p), this.#listFiles(key, recursive, pattern), settings);
+    return new WarmJob((p) => this.#warmRead(p), this.#listFiles(key, recursive, pattern), settings);
   }
 
   /**
@@ -390,7 +396,39 @@ export class CacheFS extends EventEmitter {
         .map((line) => line.trim())
         .filter((line) => line !== '' && !line.startsWith('#')),
     );
-    return new WarmJob((p) => this.readFile(p), paths, settings);
+    return new WarmJob((p) => this.#warmRead(p), paths, settings);
+  }
+
+  /**
+   * Warms the files the previous run read most: the first `limit` paths of
+   * the access statistics saved at options.accessStatsPath (none yet: an
+   * empty job). Warming reads are not counted as accesses.
+   * @param {{ limit?: number, concurrency?: number, signal?: AbortSignal }} [options]
+   */
+  warmFromStats(options) {
+    this.#check();
+    const settings = warmOptions(options, { limit: 1000 });
+    const limit = options?.limit ?? 1000;
+    checkInteger(limit, 'options.limit', 1, 10_000_000, 'an integer from 1 to 10000000');
+    const access = this.#accessStats('warmFromStats');
+    return new WarmJob((p) => this.#warmRead(p), AccessStats.load(access.path, this.#root.path, limit), settings);
+  }
+
+  /** Saves the access statistics now (they are also saved by close() and at process exit). */
+  async saveAccessStats() {
+    this.#check();
+    await this.#accessStats('saveAccessStats').save();
+  }
+
+  #accessStats(method) {
+    if (this.#access === null) {
+      throw new ArenaCacheError(codes.ERR_ACCESS_STATS, `${method}() needs access statistics: give new CacheFS() options.accessStatsPath`);
+    }
+    return this.#access;
+  }
+
+  #warmRead(given) {
+    return this.#readHit(given) ?? runAsync(this.#readFlow(given));
   }
 
   async #listFiles(dirKey, recursive, pattern) {
@@ -509,6 +547,7 @@ export class CacheFS extends EventEmitter {
     clearInterval(this.#flushTimer);
     exitFlushes.delete(this.#exitFlush);
     if (this.#flushing !== null) await this.#flushing;
+    if (this.#access !== null) await this.#access.save();
     if (this.#writeMode === 'write-back') await this.#flushKeys(this.#writeBack.dirtyKeys());
   }
 
@@ -551,7 +590,15 @@ export class CacheFS extends EventEmitter {
   }
 
   /** At process exit: only synchronous work runs now. */
-  #flushAllSync() {
+  #atExit() {
+    if (this.#access !== null) {
+      try {
+        this.#access.saveSync();
+      } catch (error) {
+        fs.writeSync(2, `arenacache: CacheFS could not save its access statistics at exit (${error.message})\n`);
+      }
+    }
+    if (this.#writeMode !== 'write-back') return;
     for (const key of this.#writeBack.dirtyKeys()) {
       try {
         this.#flushKey(key);

@@ -33,6 +33,13 @@ export const DEFAULTS = Object.freeze({
   blockBytes: 256 * 1024,
   /** Files larger than this are read from disk and not cached. */
   maxFileBytes: 64 * 2 ** 20,
+  /**
+   * A file where this instance's per-path read counts are saved (on close(),
+   * process exit and saveAccessStats()), for warmFromStats() in the next run.
+   */
+  accessStatsPath: undefined,
+  /** Paths kept in the access statistics, most-read first. */
+  accessStatsLimit: 10_000,
 });
 
 export function resolveOptions(options) {
@@ -56,6 +63,10 @@ export function resolveOptions(options) {
   if (resolved.writeMode === 'write-back' && resolved.blocks === undefined) {
     throw new TypeError("options.blocks must be a BlockStore when writeMode is 'write-back': it holds the dirty files until they are flushed");
   }
+  if (resolved.accessStatsPath !== undefined && (typeof resolved.accessStatsPath !== 'string' || resolved.accessStatsPath.length === 0)) {
+    throw new TypeError(`options.accessStatsPath must be a file path (got ${describe(resolved.accessStatsPath)})`);
+  }
+  checkInteger(resolved.accessStatsLimit, 'options.accessStatsLimit', 1, 10_000_000, 'an integer from 1 to 10000000');
   checkInteger(resolved.flushIntervalMs, 'options.flushIntervalMs', 0, 86_400_000, 'an integer between 0 (no background flush) and 86400000 milliseconds');
   checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, 'an integer between 0 (check every call) and 86400000 milliseconds');
   checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 64 * 2 ** 20, 'an integer between 4096 and 67108864');
