@@ -110,6 +110,7 @@ test('warmFromStats() warms the files the previous run read most, from its saved
   assert.equal(next.stats().readHits, 1, 'the warmed file is a hit, the other is not');
   await next.saveAccessStats();
   assert.deepEqual(JSON.parse(readFileSync(statsPath, 'utf8')).files, [['css/site.css', 1], ['index.html', 1]]);
+  await next.close();
 });
 
 test('warmFromStats() errors: no statistics configured, unreadable or foreign statistics, bad options', async (t) => {
@@ -139,6 +140,7 @@ test('warmFromStats() errors: no statistics configured, unreadable or foreign st
     name: 'RangeError',
     message: 'options.accessStatsLimit must be an integer from 1 to 10000000 (got 0)',
   });
+  for (const instance of [missing, bad, other, old]) await instance.close();
 });
 
 test('access statistics are saved when the process exits without close()', (t) => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, fork } from 'node:child_process';
 import * as fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { once } from 'node:events';
@@ -18,11 +19,15 @@ import { tempDir } from './helpers/fs-tree.js';
 const AGENT = new URL('./helpers/write-back-agent.js', import.meta.url);
 
 function setup(t, options = {}) {
-  const root = tempDir(t, 'write-back');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'arenacache-write-back-'));
   const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
   const blocks = new BlockStore({ memoryBytes: 4 * 2 ** 20, blockBytes: 4096 });
   const cfs = new CacheFS({ root, cache, blocks, writeMode: 'write-back', flushIntervalMs: 0, ...options });
-  t.after(() => cfs.close().catch(() => {}));
+  // Closed (and so flushed) before the tree is removed.
+  t.after(async () => {
+    await cfs.close().catch(() => {});
+    fs.rmSync(root, { recursive: true, force: true });
+  });
   return { root, cache, blocks, cfs, disk: (p) => fs.readFileSync(path.join(root, p), 'utf8') };
 }
 
@@ -208,12 +213,15 @@ async function fillTheDisk(root) {
   const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
   const blocks = new BlockStore({ memoryBytes: 4 * 2 ** 20, blockBytes: 4096 });
   const cfs = new CacheFS({ root, cache, blocks, writeMode: 'write-back', flushIntervalMs: 0 });
+  const flushErrors = [];
+  cfs.on('flushError', ({ error }) => flushErrors.push(error.code));
   const data = Buffer.alloc(200 * 1024, 3);
   await cfs.writeFile('data', data);
   fs.writeFileSync(path.join(root, 'filler'), Buffer.alloc(200 * 1024));
   const error = await cfs.flush().catch((e) => e);
   assert.equal(error.code, 'ERR_FLUSH_FAILED');
   assert.equal(error.cause.code, 'ENOSPC');
+  assert.deepEqual(flushErrors, ['ENOSPC']);
   assert.ok((await cfs.readFile('data')).equals(data), 'still served whole');
   fs.unlinkSync(path.join(root, 'filler'));
   assert.equal(await cfs.flush(), 1);
