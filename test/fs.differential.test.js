@@ -165,7 +165,7 @@ for (const writeMode of ['write-through', 'write-back', 'write-around']) {
       for (const instance of cached) await instance.close();
       assert.deepEqual(snapshotTree(cachedRoot), snapshotTree(plainRoot), `final trees (SEED=${seed})`);
       const stats = cached[0].stats();
-      assert.ok(stats.readHits > 0, 'reads were served from the cache');
+      assert.ok(stats.readHits > 0, `reads were served from the cache (SEED=${seed})`);
       if (writeMode === 'write-back') {
         const both = cached.map((instance) => instance.stats());
         assert.ok(both.some((s) => s.writeBacks > 0) && both.some((s) => s.flushedFiles > 0), 'writes were kept dirty and flushed later');

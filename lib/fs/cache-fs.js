@@ -38,10 +38,10 @@ import { minimatch } from 'minimatch';
 import { registerFsMetrics } from './metrics.js';
 import { CacheFileHandle } from './file-handle.js';
 import { warmOptions, WarmJob } from './warming.js';
-import { loadSync, runAsync, runSync } from './io.js';
+import { CREATE, loadSync, runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
 import { Root } from './root.js';
-import { CachedStats, decodeRecord, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
 import { AccessStats } from './access-stats.js';
 
@@ -49,17 +49,19 @@ import { AccessStats } from './access-stats.js';
 const LOAD_ATTEMPTS = 4;
 
 /** CacheFS instances' synchronous work at process (or worker) exit: write-back flushes, access statistics. */
-const exitFlushes = new Set();
+const exitWork = new Set();
 let exitHooked = false;
 
-function flushAtExit(flush) {
-  exitFlushes.add(flush);
+function runAtExit(work) {
+  exitWork.add(work);
   if (exitHooked) return;
   exitHooked = true;
   process.on('exit', () => {
-    for (const each of exitFlushes) each();
+    for (const each of exitWork) each();
   });
 }
+
+const NOTHING = Buffer.alloc(0);
 
 function flushFailed(failures) {
   const shown = failures
@@ -143,7 +145,7 @@ export class CacheFS extends EventEmitter {
   #flushTimer = null;
   /** The running background flush, or null. */
   #flushing = null;
-  #exitFlush = null;
+  #exitWork = null;
   /** Per-path read counts (with options.accessStatsPath), else null. */
   #access = null;
   #closed = false;
@@ -195,8 +197,8 @@ export class CacheFS extends EventEmitter {
       this.#flushTimer.unref();
     }
     if (this.#writeMode === 'write-back' || this.#access !== null) {
-      this.#exitFlush = () => this.#atExit();
-      flushAtExit(this.#exitFlush);
+      this.#exitWork = () => this.#atExit();
+      runAtExit(this.#exitWork);
     }
   }
 
@@ -222,6 +224,16 @@ export class CacheFS extends EventEmitter {
 
   #check() {
     if (this.#closed) throw closedError();
+  }
+
+  /** Runs an operation's flow with node:fs/promises, unless closed (then rejects). */
+  #runAsync(flow) {
+    return this.#closed ? Promise.reject(closedError()) : runAsync(flow);
+  }
+
+  #runSync(flow) {
+    this.#check();
+    return runSync(flow);
   }
 
   /**
@@ -269,34 +281,30 @@ export class CacheFS extends EventEmitter {
 
   /** Stats of `path` (node:fs Stats-shaped), from the cache while they are fresh. */
   stat(path) {
-    return this.#closed ? Promise.reject(closedError()) : runAsync(this.#statFlow(path));
+    return this.#runAsync(this.#statFlow(path));
   }
 
   statSync(path) {
-    this.#check();
-    return runSync(this.#statFlow(path));
+    return this.#runSync(this.#statFlow(path));
   }
 
   /** The names in directory `path`. */
   readdir(path) {
-    return this.#closed ? Promise.reject(closedError()) : runAsync(this.#readdirFlow(path));
+    return this.#runAsync(this.#readdirFlow(path));
   }
 
   readdirSync(path) {
-    this.#check();
-    return runSync(this.#readdirFlow(path));
+    return this.#runSync(this.#readdirFlow(path));
   }
 
   /** Writes `data` as the whole contents of `path` (see writeMode). */
   writeFile(path, data, options) {
-    if (this.#closed) return Promise.reject(closedError());
-    return runAsync(this.#writeFlow(path, data, options, false));
+    return this.#runAsync(this.#writeFlow(path, data, options, false));
   }
 
   /** Appends `data` to `path`, creating it if needed. */
   appendFile(path, data, options) {
-    if (this.#closed) return Promise.reject(closedError());
-    return runAsync(this.#writeFlow(path, data, options, true));
+    return this.#runAsync(this.#writeFlow(path, data, options, true));
   }
 
   /**
@@ -304,20 +312,17 @@ export class CacheFS extends EventEmitter {
    * to the first directory created, relative to the root, or undefined).
    */
   mkdir(path, options) {
-    if (this.#closed) return Promise.reject(closedError());
-    return runAsync(this.#structureFlow('mkdir', path, options));
+    return this.#runAsync(this.#structureFlow('mkdir', path, options));
   }
 
   /** Removes file `path`. */
   unlink(path) {
-    if (this.#closed) return Promise.reject(closedError());
-    return runAsync(this.#structureFlow('unlink', path));
+    return this.#runAsync(this.#structureFlow('unlink', path));
   }
 
   /** Removes `path` (`{ recursive, force }` as in node:fs). */
   rm(path, options) {
-    if (this.#closed) return Promise.reject(closedError());
-    return runAsync(this.#structureFlow('rm', path, options));
+    return this.#runAsync(this.#structureFlow('rm', path, options));
   }
 
   /**
@@ -510,8 +515,7 @@ export class CacheFS extends EventEmitter {
 
   /** Renames `from` to `to`, both inside the root. */
   rename(from, to) {
-    if (this.#closed) return Promise.reject(closedError());
-    return runAsync(this.#renameFlow(from, to));
+    return this.#runAsync(this.#renameFlow(from, to));
   }
 
   /**
@@ -545,7 +549,7 @@ export class CacheFS extends EventEmitter {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#flushTimer);
-    exitFlushes.delete(this.#exitFlush);
+    exitWork.delete(this.#exitWork);
     if (this.#flushing !== null) await this.#flushing;
     if (this.#access !== null) await this.#access.save();
     if (this.#writeMode === 'write-back') await this.#flushKeys(this.#writeBack.dirtyKeys());
@@ -612,23 +616,21 @@ export class CacheFS extends EventEmitter {
   /** Writes `key` to disk if it is dirty (synchronously, under its lock) and caches what was written; returns whether it was dirty. */
   #flushKey(key) {
     const writeBack = this.#writeBack;
-    if (writeBack === null || writeBack.state(key) === null) return false;
-    const absolute = this.#root.absolute(key);
-    // A symbolic link put in its way since it was written must not lead the write out of the root.
-    this.#root.confine(absolute, key);
-    return writeBack.flush(key, absolute, (stats, content) => {
-      const record = statRecord(stats, Date.now());
-      if (content.length <= this.#maxFileBytes) this.#remember(key, record, content);
-      else this.#setRecord(this.#metaKey(key), record);
-    });
+    if (writeBack === null || !writeBack.anyDirty()) return false;
+    const destination = () => {
+      const absolute = this.#root.absolute(key);
+      // A symbolic link put in its way since it was written must not lead the write out of the root.
+      this.#root.confine(absolute, key);
+      return absolute;
+    };
+    return writeBack.flush(key, destination, (stats, content) => this.#remember(key, statRecord(stats, Date.now()), content));
   }
 
   /** Flushes dirty `key` and every dirty file under it (before a structure change moves or removes them on disk). */
   #flushUnder(key) {
     const writeBack = this.#writeBack;
-    if (writeBack === null) return;
+    if (writeBack === null || !writeBack.anyDirty()) return;
     this.#flushKey(key);
-    if (!writeBack.anyDirty()) return;
     const prefix = key === '' ? '' : `${key}/`;
     for (const dirty of writeBack.dirtyKeys()) if (dirty.startsWith(prefix)) this.#flushKey(dirty);
   }
@@ -648,7 +650,7 @@ export class CacheFS extends EventEmitter {
         return bytes;
       }
     }
-    if (record !== undefined && this.#writeBack !== null) {
+    if (record !== undefined && this.#writeBack?.anyDirty()) {
       const dirty = this.#readDirty(key, record);
       if (dirty !== null) {
         counters.readHits++;
@@ -768,7 +770,7 @@ export class CacheFS extends EventEmitter {
     if (base === undefined || !isFileRecord(base)) {
       // The path exists on disk from the first write on (readdir lists it);
       // a directory or a missing parent fails here as node:fs would.
-      base = statRecord(yield ['create', absolute, mode], Date.now());
+      base = statRecord(yield ['store', absolute, NOTHING, CREATE, mode], Date.now());
       this.#forgetParent(key);
     }
     const outcome = this.#writeBack.write(key, absolute, bytes, {
@@ -777,14 +779,9 @@ export class CacheFS extends EventEmitter {
       limit: this.#maxFileBytes,
       base: () => fs.readFileSync(absolute),
       publish: (size, mtimeMs, stats, whole) => {
-        if (stats !== undefined) {
-          // Spilled: written to disk, as write-through would have.
-          const record = statRecord(stats, Date.now());
-          if (whole.length <= this.#maxFileBytes) this.#remember(key, record, whole);
-          else this.#setRecord(this.#metaKey(key), record);
-          return;
-        }
-        const record = { ...base, size, mtimeMs, ctimeMs: mtimeMs, checkedAt: Date.now(), nonce: undefined };
+        // Spilled: written to disk, as write-through would have.
+        if (stats !== undefined) return this.#remember(key, statRecord(stats, Date.now()), whole);
+        const record = dirtyVersion(base, size, mtimeMs, Date.now());
         if (append) this.#setRecord(this.#metaKey(key), record);
         else this.#remember(key, record, bytes);
       },
@@ -800,9 +797,7 @@ export class CacheFS extends EventEmitter {
   /** The dirty contents of `key` from the block store (cached on the way, under the file's lock), or null when it is clean. */
   #readDirty(key, base) {
     return this.#writeBack.read(key, (name, content) => {
-      const record = { ...base, size: name.size, mtimeMs: name.mtimeMs, ctimeMs: name.mtimeMs, checkedAt: Date.now(), nonce: undefined };
-      if (content.length <= this.#maxFileBytes) this.#remember(key, record, content);
-      else this.#setRecord(this.#metaKey(key), record);
+      this.#remember(key, dirtyVersion(base, name.size, name.mtimeMs, Date.now()), content);
       return content;
     });
   }
@@ -853,7 +848,7 @@ export class CacheFS extends EventEmitter {
     const now = Date.now();
     if (record !== undefined && now - record.checkedAt < this.#validateMs) return record;
     // A dirty file's disk version is behind: its record comes from the block store.
-    if (this.#writeBack !== null && this.#writeBack.state(key) !== null) return yield* this.#dirtyRecord(key, absolute, given, record);
+    if (this.#writeBack?.isDirty(key)) return yield* this.#dirtyRecord(key, absolute, given, record);
     if (record === undefined) return undefined;
     this.#counters.validations++;
     this.#root.confine(absolute, given);
@@ -885,7 +880,7 @@ export class CacheFS extends EventEmitter {
     const disk = statRecord(yield ['stat', absolute], Date.now());
     return this.#writeBack.state(key, (name) => {
       if (name === null) return undefined;
-      const record = { ...disk, size: name.size, mtimeMs: name.mtimeMs, ctimeMs: name.mtimeMs, nonce: undefined };
+      const record = dirtyVersion(disk, name.size, name.mtimeMs, disk.checkedAt);
       if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino) record.nonce = cached.nonce;
       this.#setRecord(this.#metaKey(key), record);
       return record;

@@ -8,6 +8,9 @@
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 
+/** Open flags that create a missing file and leave an existing one as it is. */
+export const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT;
+
 /**
  * Reads a whole file with the stats before and after, so that a file
  * changing while it is read is not cached under either version.
@@ -34,15 +37,38 @@ async function loadAsync(path) {
   }
 }
 
+/** Writes all of `data` to `fd`, at `position` (null: the descriptor's position). */
+function writeAllSync(fd, data, position) {
+  for (let done = 0; done < data.length; ) done += fs.writeSync(fd, data, done, data.length - done, position === null ? null : position + done);
+}
+
 /**
- * Writes `data` to `path` opened with `flag` ('w' replaces, 'a' appends) and
- * returns the descriptor's stats right after the write: the version this
- * write produced, without another trip to the disk by path.
+ * Writes `data` to `path` opened with `flag` ('w' replaces, 'a' appends;
+ * CREATE with no data only creates a missing file) and returns the
+ * descriptor's stats right after the write: the version this write
+ * produced, without another trip to the disk by path.
  */
 function storeSync(path, data, flag, mode) {
   const fd = fs.openSync(path, flag, mode);
   try {
-    for (let done = 0; done < data.length; ) done += fs.writeSync(fd, data, done, data.length - done);
+    writeAllSync(fd, data, null);
+    return fs.fstatSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Makes `data` the whole contents of `path` (created with `mode` if
+ * missing), in place: written first, then cut to size, so a failure leaves
+ * old bytes past the new end, never a file shorter than both versions.
+ * Returns its stats after the write.
+ */
+export function rewriteSync(path, data, mode) {
+  const fd = fs.openSync(path, CREATE, mode);
+  try {
+    writeAllSync(fd, data, 0);
+    fs.ftruncateSync(fd, data.length);
     return fs.fstatSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -61,33 +87,11 @@ async function storeAsync(path, data, flag, mode) {
   }
 }
 
-const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT;
-
-/** Creates `path` if it is missing (leaving an existing file as it is) and returns its stats. */
-function createSync(path, mode) {
-  const fd = fs.openSync(path, CREATE, mode);
-  try {
-    return fs.fstatSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-async function createAsync(path, mode) {
-  const handle = await fsp.open(path, CREATE, mode);
-  try {
-    return fs.fstatSync(handle.fd);
-  } finally {
-    await handle.close();
-  }
-}
-
 const SYNC = {
   stat: (path) => fs.statSync(path),
   load: loadSync,
   readdir: (path) => fs.readdirSync(path),
   store: storeSync,
-  create: createSync,
   mkdir: (path, options) => fs.mkdirSync(path, options),
   unlink: (path) => fs.unlinkSync(path),
   rename: (from, to) => fs.renameSync(from, to),
@@ -99,7 +103,6 @@ const ASYNC = {
   load: loadAsync,
   readdir: (path) => fsp.readdir(path),
   store: storeAsync,
-  create: createAsync,
   mkdir: (path, options) => fsp.mkdir(path, options),
   unlink: (path) => fsp.unlink(path),
   rename: (from, to) => fsp.rename(from, to),

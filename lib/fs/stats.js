@@ -59,6 +59,14 @@ if (FIELDS.join() !== 'dev,ino,mode,nlink,uid,gid,rdev,size,blksize,blocks,atime
   throw new Error('stats.js: decodeRecord no longer follows FIELDS');
 }
 
+/**
+ * The record of a dirty (write-back) version of the file `base` describes:
+ * its inode and mode with the dirty size and write time, naming no data yet.
+ */
+export function dirtyVersion(base, size, mtimeMs, checkedAt) {
+  return { ...base, size, mtimeMs, ctimeMs: mtimeMs, checkedAt, nonce: undefined };
+}
+
 /** Whether two records describe the same version of a file: same inode, size and modification time. */
 export function sameVersion(a, b) {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;

@@ -22,8 +22,8 @@
 // its entire contents in the store (an append loads the current contents
 // first), so reads and flushes never combine blocks with the disk.
 
-import * as fs from 'node:fs';
 import { codes } from '../errors.js';
+import { rewriteSync } from './io.js';
 
 /** Block index of a file's name record (data blocks use the indexes below it). */
 const NAME_BLOCK = 2 ** 32 - 1;
@@ -44,19 +44,6 @@ function fileId(rootId, key) {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
-}
-
-/** Writes `content` as the whole file at `absolute` (created with `mode` if missing); returns its stats after the write. */
-export function storeFileSync(absolute, content, mode) {
-  const fd = fs.openSync(absolute, fs.constants.O_WRONLY | fs.constants.O_CREAT, mode);
-  try {
-    for (let done = 0; done < content.length; ) done += fs.writeSync(fd, content, done, content.length - done, done);
-    // Written first, cut after: a failure leaves old bytes past the new end, never a file shorter than both versions.
-    fs.ftruncateSync(fd, content.length);
-    return fs.fstatSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 export class WriteBack {
@@ -94,15 +81,8 @@ export class WriteBack {
     const blocks = this.#blocks;
     const header = blocks.read(file, this.#namePosition, NAME_HEADER_BYTES);
     if (header === undefined || header.readUInt32LE(0) !== MAGIC) return null;
-    const state = header.readUInt32LE(STATE_OFFSET);
-    if (state === WRITING) {
-      blocks.drop(file);
-      this.#counters.lostWrites++;
-      return null;
-    }
-    const keyBytes = header.readUInt32LE(28);
-    const key = blocks.read(file, this.#namePosition + NAME_HEADER_BYTES, keyBytes);
-    if (state !== DIRTY || key === undefined) {
+    const key = header.readUInt32LE(STATE_OFFSET) === DIRTY ? blocks.read(file, this.#namePosition + NAME_HEADER_BYTES, header.readUInt32LE(28)) : undefined;
+    if (key === undefined) {
       blocks.drop(file);
       this.#counters.lostWrites++;
       return null;
@@ -220,9 +200,9 @@ export class WriteBack {
       const record = { size, mtimeMs, mode: name?.mode ?? mode, key };
       if (other) return this.#spill(file, absolute, data, record, publish, false);
       try {
-        this.#writeName(file, WRITING, { ...record, size: name?.size ?? 0 });
+        this.#writeName(file, WRITING, record);
         this.#blocks.write(file, position, data);
-        this.#writeName(file, DIRTY, record);
+        this.#setState(file, DIRTY);
       } catch (error) {
         if (error.code !== codes.ERR_BLOCKS_FULL) throw error;
         // Whatever made it into blocks is dropped; the disk gets the whole file.
@@ -236,7 +216,7 @@ export class WriteBack {
   }
 
   #spill(file, absolute, whole, record, publish, drop) {
-    const stats = storeFileSync(absolute, whole, record.mode);
+    const stats = rewriteSync(absolute, whole, record.mode);
     if (drop) this.#blocks.drop(file);
     this.#counters.spilledWrites++;
     publish(record.size, record.mtimeMs, stats, whole);
@@ -244,29 +224,21 @@ export class WriteBack {
   }
 
   /**
-   * Writes dirty `key` to `absolute` and makes it clean; `flushed(stats,
-   * content)` runs under the lock after the write. Returns whether it was
-   * dirty. A failed write leaves it dirty and throws.
+   * Writes dirty `key` to disk and makes it clean: to the path `destination()`
+   * returns (called only when `key` is dirty, under the lock, so it may check
+   * the path); `flushed(stats, content)` runs under the lock after the write.
+   * Returns whether it was dirty. A failed write leaves it dirty and throws.
    */
-  flush(key, absolute, flushed) {
+  flush(key, destination, flushed) {
     return this.#withFile(key, (file, name) => {
       if (name === null) return false;
       const content = this.#content(file, name);
       if (content === null) return false;
-      const stats = storeFileSync(absolute, content, name.mode);
+      const stats = rewriteSync(destination(), content, name.mode);
       this.#blocks.drop(file);
       this.#counters.flushedFiles++;
       this.#counters.flushedBytes += content.length;
       flushed(stats, content);
-      return true;
-    });
-  }
-
-  /** Forgets dirty `key` without writing it (its file was removed or replaced); returns whether it was dirty. */
-  discard(key) {
-    return this.#withFile(key, (file, name) => {
-      if (name === null) return false;
-      this.#blocks.drop(file);
       return true;
     });
   }
@@ -280,6 +252,11 @@ export class WriteBack {
       if (name !== null && name.rootId === this.#rootId) keys.add(name.key);
     }
     return [...keys].sort();
+  }
+
+  /** Whether `key` is dirty; without a lock when the store holds no dirty block at all. */
+  isDirty(key) {
+    return this.anyDirty() && this.state(key) !== null;
   }
 
   /** Whether the store holds any dirty block (of any root): cheap, for skipping work. */
