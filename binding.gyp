@@ -6,6 +6,7 @@
         "src/native/addon.cc",
         "src/native/errors.cc",
         "src/native/external_shared_buffer.cc",
+        "src/native/file_loader.cc",
         "src/native/futex.cc",
         "src/native/mapped_file.cc",
         "src/native/thread_identity.cc"

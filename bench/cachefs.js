@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Bench } from 'tinybench';
 import { SharedCache } from '../lib/index.js';
-import { createLayer, LAYERS } from './cachefs/peers.js';
+import { createLayer, LAYERS, NO_NEAR } from './cachefs/peers.js';
 import { makeData, SCENARIOS } from './cachefs/scenarios.js';
 import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
@@ -84,7 +84,7 @@ async function concurrentReads(workers, layer) {
   const root = path.join(scratch, `concurrent-${workers}-${layer.replace(/\W+/g, '-')}`);
   mkdirSync(root);
   for (let i = 0; i < count; i++) writeFileSync(path.join(root, `f${i}.bin`), makeData(1024, i));
-  const cache = layer === 'CacheFS (shared)' ? new SharedCache({ memoryBytes: 16 * 2 ** 20 }) : null;
+  const cache = layer.startsWith('CacheFS (shared') ? new SharedCache({ memoryBytes: 16 * 2 ** 20 }) : null;
   const barrier = new SharedArrayBuffer(8);
   const threads = Array.from(
     { length: workers },
@@ -102,7 +102,7 @@ try {
   for (const name of config.scenarios) results.scenarios.push(await scenario(name));
   for (const workers of config.workers) {
     const row = { workers };
-    for (const layer of ['fs', 'Map copy-on-read', 'CacheFS (shared)']) {
+    for (const layer of ['fs', 'Map copy-on-read', 'CacheFS (shared)', 'CacheFS (shared, no near cache)']) {
       progress(`ConcurrentReads: ${workers} worker(s), ${layer}`);
       row[layer] = await concurrentReads(workers, layer);
     }
@@ -124,6 +124,7 @@ printTable(
     ),
     'CacheFS/fs': ratio(ops['CacheFS write-through'], ops.fs),
     'CacheFS/Map': ratio(ops['CacheFS write-through'], ops['Map copy-on-read']),
+    'no near/Map': ratio(ops[NO_NEAR], ops['Map copy-on-read']),
     'write-back/fs': ratio(ops['CacheFS write-back'], ops.fs),
   })),
 );
@@ -134,6 +135,7 @@ printTable(
     fs: formatRate(row.fs),
     'Map copy-on-read (one per worker)': formatRate(row['Map copy-on-read']),
     'CacheFS (one shared cache)': formatRate(row['CacheFS (shared)']),
+    'CacheFS, no near cache': formatRate(row['CacheFS (shared, no near cache)']),
     'CacheFS/fs': ratio(row['CacheFS (shared)'], row.fs),
   })),
 );

@@ -16,7 +16,7 @@ import { ArenaCacheError, codes, describe } from './errors.js';
 
 const require = createRequire(import.meta.url);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const EXPECTED_ABI = 2;
+const EXPECTED_ABI = 3;
 
 const BUILD_HINT = 'run "npm rebuild arenacache", which needs python3, make and a C++ compiler';
 
@@ -132,6 +132,24 @@ export function isProcessAlive(pid) {
     return error.code !== 'ESRCH';
   }
 }
+
+/**
+ * Reads the whole file at `path` with its stats before and after the read,
+ * in one trip to the thread pool (node:fs/promises needs five or six):
+ * Promise<{ before, data, after }>, the stats as plain objects with the
+ * number fields of node:fs Stats, errors as node:fs words them. Null without
+ * the addon (callers then use node:fs).
+ * @type {((path: string) => Promise<{ before: object, data: Buffer, after: object }>) | null}
+ */
+export const loadFile =
+  addon === null
+    ? null
+    : (path) => {
+        if (typeof path !== 'string') throw new TypeError(`path must be a string (got ${describe(path)})`);
+        // The C++ side takes a C string: a NUL would cut the path short.
+        if (path.includes('\0')) throw new RangeError(`path must not contain NUL characters (got ${describe(path)})`);
+        return addon.loadFile(path);
+      };
 
 function checkFd(fd) {
   if (!Number.isInteger(fd) || fd < 0 || fd > 0x7fffffff) throw new RangeError(`fd must be a file descriptor (got ${describe(fd)})`);

@@ -8,11 +8,12 @@ test('the CacheFS benchmark runs every scenario for every layer (tiny sizes; spe
   assert.match(output, /ConcurrentReads/);
   assert.deepEqual(result.scenarios.map((s) => s.name), ['ReadHit', 'ReadMiss', 'WriteThrough', 'SequentialReads', 'RandomAccess', 'EvictionLRU', 'SmallFiles']);
   for (const scenario of result.scenarios) {
-    for (const layer of ['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-back', 'CacheFS write-around']) assert.ok(scenario.ops[layer] > 0, `${scenario.name} ${layer}`);
+    for (const layer of ['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-back', 'CacheFS write-around', 'CacheFS no near cache']) assert.ok(scenario.ops[layer] > 0, `${scenario.name} ${layer}`);
   }
   const hit = result.scenarios.find((s) => s.name === 'ReadHit');
   assert.ok(hit.hitRatios['CacheFS write-through'] > 0.99, 'ReadHit hits (all but the first read)');
   const miss = result.scenarios.find((s) => s.name === 'ReadMiss');
   assert.ok(miss.hitRatios['CacheFS write-through'] < 0.5, 'ReadMiss really misses');
   assert.deepEqual(result.concurrent.map((row) => row.workers), [1, 2]);
+  for (const row of result.concurrent) assert.ok(row['CacheFS (shared)'] > 0 && row['CacheFS (shared, no near cache)'] > 0, JSON.stringify(row));
 });

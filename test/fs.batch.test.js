@@ -66,10 +66,12 @@ test('registerMetrics exposes a CacheFS\'s counters in a prom-client registry be
   const unregister = cfs.registerMetrics(registry, { name: 'assets' });
   await cfs.readFile('a.txt');
   await cfs.readFile('a.txt');
+  await cfs.readFile('a.txt');
   await cfs.writeFile('b.txt', 'bb');
   const text = await registry.metrics();
-  assert.match(text, /^arenacache_fs_reads_total\{fs="assets"\} 2$/m);
-  assert.match(text, /^arenacache_fs_read_hits_total\{fs="assets"\} 1$/m);
+  assert.match(text, /^arenacache_fs_reads_total\{fs="assets"\} 3$/m);
+  assert.match(text, /^arenacache_fs_read_hits_total\{fs="assets"\} 2$/m);
+  assert.match(text, /^arenacache_fs_near_hits_total\{fs="assets"\} 1$/m);
   assert.match(text, /^arenacache_fs_written_bytes_total\{fs="assets"\} 2$/m);
   assert.match(text, /^arenacache_hits_total\{cache="assets"\} \d+$/m);
   assert.throws(() => cfs.registerMetrics(registry, { name: 'assets' }), {

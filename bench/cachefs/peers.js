@@ -9,7 +9,10 @@ import path from 'node:path';
 import { BlockStore, SharedCache } from '../../lib/index.js';
 import { CacheFS } from '../../lib/fs/index.js';
 
-export const LAYERS = Object.freeze(['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-back', 'CacheFS write-around']);
+/** CacheFS write-through without its near cache: every read goes to the shared cache. */
+export const NO_NEAR = 'CacheFS no near cache';
+
+export const LAYERS = Object.freeze(['fs', 'fs sync', 'Map copy-on-read', 'CacheFS write-through', 'CacheFS write-back', 'CacheFS write-around', NO_NEAR]);
 
 /**
  * @param {string} name one of LAYERS
@@ -49,12 +52,12 @@ export function createLayer(name, root, { maxFiles } = {}) {
       hitRatio: () => (reads === 0 ? 0 : hits / reads),
     };
   }
-  const writeMode = name.slice('CacheFS '.length);
+  const writeMode = name === NO_NEAR ? 'write-through' : name.slice('CacheFS '.length);
   // Each cached file takes two entries (its record and its data).
   const cache = new SharedCache({ memoryBytes: 64 * 2 ** 20, ...(maxFiles === undefined ? {} : { max: Math.max(16, 2 * maxFiles) }) });
   // write-back: dirty files in a block store, flushed by the default background timer (every second) as in production.
   const blocks = writeMode === 'write-back' ? new BlockStore({ memoryBytes: 32 * 2 ** 20, blockBytes: 4096 }) : undefined;
-  const cfs = new CacheFS({ root, cache, writeMode, blocks });
+  const cfs = new CacheFS({ root, cache, writeMode, blocks, ...(name === NO_NEAR ? { nearCacheBytes: 0 } : {}) });
   return {
     readFile: (p) => cfs.readFile(p),
     writeFile: (p, d) => cfs.writeFile(p, d),

@@ -107,6 +107,8 @@ export class Arena {
     this.valueKind = 0;
     /** Dictionary slot of the entry lookup() found last. */
     this.lastSlot = -1;
+    this.readShard = null;
+    this.readSeq = -1;
     this.values = new ValuePool();
     /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
     this.fence = new Int32Array(new SharedArrayBuffer(4));
@@ -184,15 +186,36 @@ export class Arena {
         continue;
       }
       const result = this.readEntry(shard, key, keyLength, expected, hash, wantValue);
-      if (sequenceAfter(meta, this.fence) === seq) return result;
+      if (sequenceAfter(meta, this.fence) === seq) {
+        this.readShard = shard;
+        this.readSeq = seq;
+        return result;
+      }
       this.counters[STAT.readRetries]++;
     }
+    this.readSeq = -1;
     const held = this.lock.acquire(shard);
     try {
       return this.readEntry(shard, key, keyLength, expected, hash, wantValue);
     } finally {
       this.lock.release(shard, held, false);
     }
+  }
+
+  /**
+   * A stamp of the last lookup's answer: its shard and that shard's lock
+   * sequence while it was read, or null if it was read under the lock. The
+   * answer still holds while its sequence is unchanged (no writer has taken
+   * the shard's lock since), which lets a reader keep a private copy of a
+   * hot value.
+   */
+  readStamp() {
+    return this.readSeq === -1 ? null : { meta: this.readShard.meta, seq: this.readSeq };
+  }
+
+  /** Whether both stamps still hold. */
+  stampsHold(a, b) {
+    return sequenceBefore(a.meta) === a.seq && sequenceBefore(b.meta) === b.seq;
   }
 
   readEntry(shard, key, keyLength, expected, hash, wantValue) {

@@ -33,6 +33,13 @@ import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './fil
 const HANDLE_TYPE = 'arenacache.SharedCache';
 const HANDLE_VERSION = 1;
 const kAttach = Symbol('attach');
+/**
+ * Internal, for CacheFS's near cache: the stamp of the last get() (null when
+ * it cannot be kept: read under the lock, or entries expire by default), and
+ * whether two stamps still hold (see Arena#readStamp).
+ */
+export const kReadStamp = Symbol('readStamp');
+export const kStampsHold = Symbol('stampsHold');
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -185,6 +192,14 @@ export class SharedCache {
     const value = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
     if (value === undefined || arena.valueKind !== VALUE_CODEC) return value;
     return this.#decode(value);
+  }
+
+  [kReadStamp]() {
+    return this.#defaultTtl > 0 ? null : this.#arena.readStamp();
+  }
+
+  [kStampsHold](a, b) {
+    return !this.#closed && this.#arena.stampsHold(a, b);
   }
 
   /**

@@ -44,6 +44,7 @@ import { Root } from './root.js';
 import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
 import { AccessStats } from './access-stats.js';
+import { NearCache } from './near-cache.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
 const LOAD_ATTEMPTS = 4;
@@ -148,12 +149,15 @@ export class CacheFS extends EventEmitter {
   #exitWork = null;
   /** Per-path read counts (with options.accessStatsPath), else null. */
   #access = null;
+  /** @type {NearCache | null} */
+  #near = null;
   #closed = false;
   /** Paths whose failed flush was reported by a process warning (no 'flushError' listener): once each until it succeeds. */
   #warned = new Set();
   #counters = {
     reads: 0,
     readHits: 0,
+    nearHits: 0,
     readMisses: 0,
     bytesRead: 0,
     writes: 0,
@@ -190,6 +194,7 @@ export class CacheFS extends EventEmitter {
     // Keys name the root by a short hash of its path: every lookup hashes its key.
     this.#rootId = createHash('sha256').update(this.#root.path).digest('base64url').slice(0, 12);
     this.#generationKey = `fs\0g\0${this.#rootId}`;
+    if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
     if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters);
     if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.path, resolved.accessStatsLimit);
     if (this.#writeMode === 'write-back' && resolved.flushIntervalMs > 0) {
@@ -268,11 +273,26 @@ export class CacheFS extends EventEmitter {
   /** A read served from fresh metadata and cached data without any I/O, or null (then #readFlow runs). */
   #readHit(given) {
     const key = this.#root.key(given);
-    const record = this.#getRecord(this.#metaKey(key));
+    const near = this.#near;
+    const counters = this.#counters;
+    if (near !== null) {
+      const copy = near.get(key);
+      if (copy !== undefined) {
+        counters.reads++;
+        counters.readHits++;
+        counters.nearHits++;
+        counters.bytesRead += copy.length;
+        return copy;
+      }
+    }
+    const generation = this.#generation();
+    const generationStamp = near?.stamp();
+    const record = this.#getRecord(this.#recordKey(key, generation));
+    const recordStamp = near?.stamp();
     if (record === undefined || Date.now() - record.checkedAt >= this.#validateMs || !isFileRecord(record)) return null;
     const bytes = this.#cachedContent(record);
     if (bytes === null) return null;
-    const counters = this.#counters;
+    near?.keep(key, bytes, record.checkedAt + this.#validateMs, generationStamp, recordStamp);
     counters.reads++;
     counters.readHits++;
     counters.bytesRead += bytes.length;
@@ -548,6 +568,7 @@ export class CacheFS extends EventEmitter {
   async close() {
     if (this.#closed) return;
     this.#closed = true;
+    this.#near?.clear();
     clearInterval(this.#flushTimer);
     exitWork.delete(this.#exitWork);
     if (this.#flushing !== null) await this.#flushing;
@@ -942,7 +963,11 @@ export class CacheFS extends EventEmitter {
   }
 
   #metaKey(key) {
-    return `fs\0m\0${this.#rootId}\0${this.#generation()}\0${key}`;
+    return this.#recordKey(key, this.#generation());
+  }
+
+  #recordKey(key, generation) {
+    return `fs\0m\0${this.#rootId}\0${generation}\0${key}`;
   }
 
   /** The root's current generation token (random, so one evicted and made anew never repeats an old one). */

@@ -7,6 +7,7 @@
 
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
+import { loadFile } from '../native.js';
 
 /** Open flags that create a missing file and leave an existing one as it is. */
 export const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT;
@@ -100,7 +101,8 @@ const SYNC = {
 
 const ASYNC = {
   stat: (path) => fsp.stat(path),
-  load: loadAsync,
+  // The addon does the five calls in one trip to the thread pool.
+  load: loadFile ?? loadAsync,
   readdir: (path) => fsp.readdir(path),
   store: storeAsync,
   mkdir: (path, options) => fsp.mkdir(path, options),

@@ -7,6 +7,7 @@ import { registerStatsMetrics } from '../cache/metrics.js';
 const FS_METRICS = [
   ['reads_total', 'counter', 'readFile() calls.', (s) => s.reads],
   ['read_hits_total', 'counter', 'readFile() calls served from the cache.', (s) => s.readHits],
+  ['near_hits_total', 'counter', 'readFile() calls served from the near cache (this instance\'s private copies).', (s) => s.nearHits],
   ['read_misses_total', 'counter', 'readFile() calls that read the disk.', (s) => s.readMisses],
   ['read_bytes_total', 'counter', 'Bytes returned by readFile().', (s) => s.bytesRead],
   ['writes_total', 'counter', 'writeFile() and appendFile() calls.', (s) => s.writes],

@@ -34,6 +34,14 @@ export const DEFAULTS = Object.freeze({
   /** Files larger than this are read from disk and not cached. */
   maxFileBytes: 64 * 2 ** 20,
   /**
+   * Bytes of this instance's private copies of the files it just read from
+   * the cache (the near cache: a repeated readFile of a hot file then costs
+   * what a private Map costs). Copies never outlive a change to the file's
+   * cache entries by any thread, nor validateMs. Files above 1/16 of it are
+   * not copied; 0 turns it off (or when the cache has a default ttl).
+   */
+  nearCacheBytes: 2 ** 20,
+  /**
    * A file where this instance's per-path read counts are saved (on close(),
    * process exit and saveAccessStats()), for warmFromStats() in the next run.
    */
@@ -66,6 +74,7 @@ export function resolveOptions(options) {
   if (resolved.accessStatsPath !== undefined && (typeof resolved.accessStatsPath !== 'string' || resolved.accessStatsPath.length === 0)) {
     throw new TypeError(`options.accessStatsPath must be a file path (got ${describe(resolved.accessStatsPath)})`);
   }
+  checkInteger(resolved.nearCacheBytes, 'options.nearCacheBytes', 0, 2 ** 30, 'an integer from 0 (off) to 1073741824');
   checkInteger(resolved.accessStatsLimit, 'options.accessStatsLimit', 1, 10_000_000, 'an integer from 1 to 10000000');
   checkInteger(resolved.flushIntervalMs, 'options.flushIntervalMs', 0, 86_400_000, 'an integer between 0 (no background flush) and 86400000 milliseconds');
   checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, 'an integer between 0 (check every call) and 86400000 milliseconds');

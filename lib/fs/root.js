@@ -67,7 +67,8 @@ export class Root {
     let real;
     for (;;) {
       try {
-        real = realpathSync(existing);
+        // One realpath(3) call, not the JS version's lstat per component: this runs on every miss.
+        real = realpathSync.native(existing);
         break;
       } catch (error) {
         if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
