@@ -50,6 +50,14 @@ export const codes = Object.freeze({
   ERR_FS_ROOT: 'ERR_FS_ROOT',
   /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */
   ERR_PATH_OUTSIDE_ROOT: 'ERR_PATH_OUTSIDE_ROOT',
+  /** InodeFS: the store file cannot be opened (not lmdb, corrupt, another program's lmdb file, another format version). */
+  ERR_INODEFS_STORE: 'ERR_INODEFS_STORE',
+  /** InodeFS: the store is open in another live process. */
+  ERR_INODEFS_BUSY: 'ERR_INODEFS_BUSY',
+  /** InodeFS: the InodeFS or the snapshot was closed or released. */
+  ERR_INODEFS_CLOSED: 'ERR_INODEFS_CLOSED',
+  /** InodeFS: more snapshots open at once than lmdb has reader slots (options.maxReaders). */
+  ERR_TOO_MANY_SNAPSHOTS: 'ERR_TOO_MANY_SNAPSHOTS',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

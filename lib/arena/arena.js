@@ -263,6 +263,16 @@ export class Arena {
     const shard = this.shards[hash & this.shardMask];
     const held = this.lock.acquire(shard);
     try {
+      this.storeLocked(shard, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+    } finally {
+      this.lock.release(shard, held);
+    }
+    this.counters[STAT.sets]++;
+  }
+
+  /** shard.store() under the shard's lock, which the caller holds. */
+  storeLocked(shard, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+    try {
       shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
     } catch (error) {
       // The shard is empty now: store into it again.
@@ -273,10 +283,25 @@ export class Arena {
         shard.reset();
         throw again;
       }
+    }
+  }
+
+  /**
+   * Stores what `produce()` returns ({ kind, payload, length, expiresAt,
+   * size }, or null for nothing), calling it while the key's shard lock is
+   * held: no other write of the shard comes between.
+   */
+  fill(key, keyLength, keyKind, hash, produce) {
+    const shard = this.shards[hash & this.shardMask];
+    const held = this.lock.acquire(shard);
+    try {
+      const entry = produce();
+      if (entry === null) return;
+      this.storeLocked(shard, key, keyLength, keyKind, hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+      this.counters[STAT.sets]++;
     } finally {
       this.lock.release(shard, held);
     }
-    this.counters[STAT.sets]++;
   }
 
   /** Removes a key; true when a live, unexpired entry was removed. */

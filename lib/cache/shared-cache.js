@@ -40,6 +40,7 @@ const kAttach = Symbol('attach');
  */
 export const kReadStamp = Symbol('readStamp');
 export const kStampsHold = Symbol('stampsHold');
+export const kFillLocked = Symbol('fillLocked');
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -211,6 +212,33 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     let ttl = this.#defaultTtl;
     if (options !== undefined) ttl = this.#entryTtl(options);
+    const keys = this.#keys;
+    keys.encode(key);
+    const entry = this.#prepare(value, keys.length, ttl);
+    this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+    return this;
+  }
+
+  /**
+   * Internal, for InodeFS: stores what `load()` returns under `key` (nothing
+   * for undefined) while holding the key's shard lock, so that no set() or
+   * delete() of the key by any thread or process falls between the load and
+   * the store. `load` must not use this cache. Returns the loaded value.
+   */
+  [kFillLocked](key, load) {
+    if (this.#closed) throw closedError();
+    const keys = this.#keys;
+    keys.encode(key);
+    let loaded;
+    this.#arena.fill(keys.bytes, keys.length, keys.kind, keys.hash, () => {
+      loaded = load();
+      return loaded === undefined ? null : this.#prepare(loaded, keys.length, this.#defaultTtl);
+    });
+    return loaded;
+  }
+
+  /** The stored form of `value`: its kind, payload, byte length, expiry and record size. */
+  #prepare(value, keyLength, ttl) {
     let kind;
     let payload;
     let length;
@@ -227,13 +255,10 @@ export class SharedCache {
       payload = this.#encode(value);
       length = typedArrayByteLength(payload);
     }
-    const keys = this.#keys;
-    keys.encode(key);
     const hasTtl = ttl > 0;
-    const size = recordSize(keys.length, length, hasTtl);
-    if (size > this.#maxRecordBytes) throw this.#tooLarge(length, keys.length);
-    this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, kind, payload, length, hasTtl ? Date.now() + ttl : 0, size);
-    return this;
+    const size = recordSize(keyLength, length, hasTtl);
+    if (size > this.#maxRecordBytes) throw this.#tooLarge(length, keyLength);
+    return { kind, payload, length, expiresAt: hasTtl ? Date.now() + ttl : 0, size };
   }
 
   /** Whether `key` has a live, unexpired entry. Does not count as a use. */

@@ -99,7 +99,7 @@ export class CachedStats {
   }
 
   isSymbolicLink() {
-    return false; // stat() follows links, as node:fs stat does
+    return (this.mode & S_IFMT) === 0o120000;
   }
 
   isBlockDevice() {

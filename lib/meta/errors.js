@@ -1,0 +1,29 @@
+// Errors of InodeFS calls shaped as node:fs shapes them: code, errno,
+// syscall, path and the message "ENOENT: no such file or directory, open '/a'".
+
+import os from 'node:os';
+
+const DESCRIPTIONS = Object.freeze({
+  ENOENT: 'no such file or directory',
+  EEXIST: 'file already exists',
+  ENOTDIR: 'not a directory',
+  EISDIR: 'illegal operation on a directory',
+  ENOTEMPTY: 'directory not empty',
+  EINVAL: 'invalid argument',
+  EROFS: 'read-only file system',
+  ELOOP: 'too many symbolic links encountered',
+  EBADF: 'bad file descriptor',
+  EBUSY: 'resource busy or locked',
+});
+
+/** An Error with node:fs's fields for `code` (a key of DESCRIPTIONS). */
+export function fsError(code, syscall, path, dest) {
+  const target = dest === undefined ? `'${path}'` : `'${path}' -> '${dest}'`;
+  const error = new Error(`${code}: ${DESCRIPTIONS[code]}, ${syscall} ${target}`);
+  error.errno = -os.constants.errno[code];
+  error.code = code;
+  error.syscall = syscall;
+  error.path = path;
+  if (dest !== undefined) error.dest = dest;
+  return error;
+}

@@ -1,0 +1,83 @@
+// The inode cache of an InodeFS: inode records and directory entries of the
+// latest committed state, in a SharedCache (so every thread given the same
+// cache shares it), bounded by entry count.
+//
+// Only committed data enters it: writers update it after their transaction
+// commits, and a miss is filled from a fresh read while the key's shard lock
+// is held. So a reader holding an older state can never store it over what
+// a writer has just written: either its fill comes first and the writer's
+// update replaces it, or it comes after and reads the new state.
+
+import { SharedCache, kFillLocked } from '../cache/shared-cache.js';
+
+/** Shared memory per cached entry (records carry inline file data). */
+const BYTES_PER_ENTRY = 2048;
+
+export class InodeCache {
+  #cache = null;
+  #private;
+  #maxSize;
+  #hits = 0;
+  #misses = 0;
+
+  /** @param {SharedCache | undefined} shared a cache given by the user, else a private one of `size` entries */
+  constructor(shared, size) {
+    this.#private = shared === undefined;
+    if (shared !== undefined) {
+      this.#cache = shared;
+      this.#maxSize = shared.stats().maxEntries ?? size;
+    } else {
+      this.#resize(size);
+    }
+  }
+
+  get isPrivate() {
+    return this.#private;
+  }
+
+  /** The cached value of `key`, else `load()`'s (stored unless undefined). */
+  get(key, load) {
+    if (this.#cache === null) return load();
+    const value = this.#cache.get(key);
+    if (value !== undefined) {
+      this.#hits++;
+      return value;
+    }
+    this.#misses++;
+    return this.#cache[kFillLocked](key, load);
+  }
+
+  /** After a commit: the new values of the changed keys (undefined: gone). */
+  apply(changes) {
+    if (this.#cache === null) return;
+    for (const [key, value] of changes) {
+      if (value === undefined) this.#cache.delete(key);
+      else this.#cache.set(key, value);
+    }
+  }
+
+  stats() {
+    const lookups = this.#hits + this.#misses;
+    return { size: this.#cache?.size ?? 0, maxSize: this.#maxSize, hits: this.#hits, misses: this.#misses, hitRate: lookups === 0 ? 0 : this.#hits / lookups };
+  }
+
+  flush() {
+    this.#cache?.clear();
+  }
+
+  /** A new private cache of `size` entries (0: none). */
+  resize(size) {
+    this.#resize(size);
+  }
+
+  #resize(size) {
+    this.#cache?.close();
+    this.#maxSize = size;
+    this.#cache = size === 0 ? null : new SharedCache({ memoryBytes: Math.max(2 ** 20, size * BYTES_PER_ENTRY), max: size, policy: 'lru' });
+  }
+
+  close() {
+    if (this.#private) this.#cache?.close();
+    this.#cache = null;
+  }
+}

@@ -1,0 +1,308 @@
+// InodeFS: a filesystem whose inodes and directory entries live in lmdb,
+// with a shared inode cache and snapshots (see README "InodeFS").
+
+import { describe, ArenaCacheError, codes } from '../errors.js';
+import { SharedCache } from '../cache/shared-cache.js';
+import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+import { InodeCache } from './inode-cache.js';
+import { fsError } from './errors.js';
+import { resolve } from './resolve.js';
+import { FsReader } from './reader.js';
+import { Snapshot } from './snapshot.js';
+import { direntKey, inodeKey, InodeStore, newInode, ROOT_INO } from './store.js';
+
+const DEFAULTS = Object.freeze({
+  /** Entries (inodes and directory entries) the private inode cache holds; 0: no cache. */
+  cacheSize: 1000,
+  /** A SharedCache to use as the inode cache instead of a private one (give the same to every thread). */
+  cache: undefined,
+  /** lmdb reader slots: the bound on snapshots open at once (each holds one). */
+  maxReaders: 126,
+  /** Files up to this size are stored inside their inode record; larger ones in chunks in the blob store. */
+  inlineBytes: 4096,
+  /** The chunk size of large files in the blob store (chunks are deduplicated by content). */
+  chunkBytes: 256 * 1024,
+});
+
+function resolveOptions(options = {}) {
+  checkObject(options, 'options');
+  rejectUnknown(options, DEFAULTS, 'options');
+  const resolved = { ...DEFAULTS };
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  checkInteger(resolved.cacheSize, 'options.cacheSize', 0, 2 ** 24, 'an integer from 0 (no cache) to 16777216');
+  checkInteger(resolved.maxReaders, 'options.maxReaders', 1, 2 ** 16, 'an integer from 1 to 65536');
+  checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20, 'an integer from 0 to 1048576');
+  checkInteger(resolved.chunkBytes, 'options.chunkBytes', 4096, 2 ** 26, 'an integer from 4096 to 67108864');
+  if (resolved.cache !== undefined && !(resolved.cache instanceof SharedCache)) {
+    throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
+  }
+  return resolved;
+}
+
+function closedError() {
+  return new ArenaCacheError(codes.ERR_INODEFS_CLOSED, 'the InodeFS is closed: close() was called on this instance');
+}
+
+function toBuffer(data, name) {
+  if (typeof data === 'string') return Buffer.from(data);
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  throw new TypeError(`${name} must be a string, Buffer, TypedArray or DataView (got ${describe(data)})`);
+}
+
+
+function modeOf(options, fallback) {
+  const mode = options?.mode ?? fallback;
+  checkInteger(mode, 'options.mode', 0, 0o7777, 'an integer from 0 to 0o7777');
+  return mode;
+}
+
+export class InodeFS extends FsReader {
+  #store;
+  #cache;
+  #closed = false;
+  #cachedView;
+  /**
+   * Open snapshots, weakly (one dropped unreleased is released when
+   * collected): close() releases the rest, whose read transactions would
+   * otherwise outlive the environment.
+   */
+  #snapshots = new Set();
+
+  /**
+   * Opens (or creates) the store at `path`.
+   * @param {string} path an lmdb file
+   * @param {typeof DEFAULTS} [options]
+   */
+  static async open(path, options) {
+    if (typeof path !== 'string' || path.length === 0) throw new TypeError(`path must be the path of an lmdb file (got ${describe(path)})`);
+    return new InodeFS(path, resolveOptions(options));
+  }
+
+  /** @private use InodeFS.open() */
+  constructor(path, resolved) {
+    super();
+    this.#store = new InodeStore(path, resolved);
+    this.#cache = new InodeCache(resolved.cache, resolved.cacheSize);
+    const store = this.#store;
+    const cache = this.#cache;
+    // The latest committed state through the cache; a miss reads afresh.
+    this.#cachedView = {
+      inode: (ino) => cache.get(inodeKey(ino), () => store.freshView().inode(ino)),
+      dirent: (parent, name) => cache.get(direntKey(parent, name), () => store.freshView().dirent(parent, name)),
+      entries: (parent) => store.freshView().entries(parent),
+      content: (inode) => store.freshView().content(inode),
+    };
+  }
+
+  view() {
+    if (this.#closed) throw closedError();
+    return this.#cachedView;
+  }
+
+  get path() {
+    return this.#store.path;
+  }
+
+  async writeFile(path, data, options) {
+    const bytes = toBuffer(data, 'data');
+    const mode = modeOf(options, 0o666);
+    this.#write((tx) => {
+      const inode = this.#fileForWrite(tx, path, mode);
+      tx.setContent(inode, bytes);
+      inode.mtimeMs = inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+    });
+  }
+
+  async appendFile(path, data, options) {
+    const bytes = toBuffer(data, 'data');
+    const mode = modeOf(options, 0o666);
+    this.#write((tx) => {
+      const inode = this.#fileForWrite(tx, path, mode);
+      tx.setContent(inode, Buffer.concat([tx.content(inode), bytes]));
+      inode.mtimeMs = inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+    });
+  }
+
+  async mkdir(path, options) {
+    const recursive = options?.recursive === true;
+    const mode = modeOf(options, 0o777);
+    return this.#write((tx) => {
+      if (!recursive) {
+        const { parent, name, inode } = resolve(tx, path, 'mkdir');
+        if (inode !== undefined) throw fsError('EEXIST', 'mkdir', path);
+        this.#link(tx, parent, name, newInode(tx.newIno(), 'dir', mode, Date.now()));
+        return undefined;
+      }
+      // Like node:fs: resolves to the first directory created, or undefined.
+      let first;
+      const names = path.split('/').filter((n) => n !== '' && n !== '.');
+      for (let depth = 1; depth <= names.length; depth++) {
+        const prefix = `/${names.slice(0, depth).join('/')}`;
+        const { parent, name, inode } = resolve(tx, prefix, 'mkdir');
+        if (inode !== undefined) {
+          if (inode.type !== 'dir') throw fsError('EEXIST', 'mkdir', path);
+          continue;
+        }
+        this.#link(tx, parent, name, newInode(tx.newIno(), 'dir', mode, Date.now()));
+        first ??= prefix;
+      }
+      return first;
+    });
+  }
+
+  async symlink(target, path) {
+    if (typeof target !== 'string' || target.length === 0) throw new TypeError(`target must be a non-empty string (got ${describe(target)})`);
+    this.#write((tx) => {
+      const { parent, name, inode } = resolve(tx, path, 'symlink', false);
+      if (inode !== undefined) throw fsError('EEXIST', 'symlink', target, path);
+      const link = newInode(tx.newIno(), 'symlink', 0o777, Date.now());
+      link.target = target;
+      link.size = Buffer.byteLength(target);
+      this.#link(tx, parent, name, link);
+    });
+  }
+
+  async unlink(path) {
+    this.#write((tx) => {
+      const { parent, name, inode } = resolve(tx, path, 'unlink', false);
+      if (inode === undefined) throw fsError('ENOENT', 'unlink', path);
+      if (inode.type === 'dir') throw fsError('EISDIR', 'unlink', path);
+      this.#unlinkEntry(tx, parent, name, inode);
+    });
+  }
+
+  async rm(path, options) {
+    const recursive = options?.recursive === true;
+    const force = options?.force === true;
+    this.#write((tx) => {
+      const { parent, name, inode } = resolve(tx, path, 'rm', false);
+      if (inode === undefined) {
+        if (force) return;
+        throw fsError('ENOENT', 'rm', path);
+      }
+      if (inode.ino === ROOT_INO) throw fsError('EBUSY', 'rm', path);
+      if (inode.type === 'dir' && !recursive) throw Object.assign(fsError('EISDIR', 'rm', path), { code: 'ERR_FS_EISDIR' });
+      this.#removeTree(tx, parent, name, inode);
+    });
+  }
+
+  async rename(from, to) {
+    this.#write((tx) => {
+      const source = resolve(tx, from, 'rename', false);
+      if (source.inode === undefined) throw fsError('ENOENT', 'rename', from, to);
+      const target = resolve(tx, to, 'rename', false);
+      if (source.inode.ino === ROOT_INO || target.name === '') throw fsError('EBUSY', 'rename', from, to);
+      if (target.inode?.ino === source.inode.ino) return;
+      if (source.inode.type === 'dir' && this.#isWithin(tx, target.parent, source.inode.ino)) throw fsError('EINVAL', 'rename', from, to);
+      if (target.inode !== undefined) {
+        if (source.inode.type === 'dir' && target.inode.type !== 'dir') throw fsError('ENOTDIR', 'rename', from, to);
+        if (source.inode.type !== 'dir' && target.inode.type === 'dir') throw fsError('EISDIR', 'rename', from, to);
+        if (target.inode.type === 'dir' && tx.entries(target.inode.ino).length > 0) throw fsError('ENOTEMPTY', 'rename', from, to);
+        this.#removeTree(tx, target.parent, target.name, target.inode);
+      }
+      const now = Date.now();
+      tx.removeDirent(source.parent.ino, source.name);
+      tx.putDirent(target.parent.ino, target.name, source.inode.ino, source.inode.type);
+      if (source.inode.type === 'dir' && source.parent.ino !== target.parent.ino) {
+        this.#touchDir(tx, source.parent.ino, -1, now);
+        this.#touchDir(tx, target.parent.ino, +1, now);
+      } else {
+        this.#touchDir(tx, source.parent.ino, 0, now);
+        if (target.parent.ino !== source.parent.ino) this.#touchDir(tx, target.parent.ino, 0, now);
+      }
+      source.inode.ctimeMs = now;
+      if (source.inode.type === 'dir') source.inode.parent = target.parent.ino;
+      tx.putInode(source.inode);
+    });
+  }
+
+  /** A point-in-time, read-only view (an lmdb read transaction): microseconds, and writers never wait for it. */
+  createSnapshot(name) {
+    if (this.#closed) throw closedError();
+    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+    const snapshot = new Snapshot(this.#store, name, () => this.#snapshots.delete(ref));
+    const ref = new WeakRef(snapshot);
+    this.#snapshots.add(ref);
+    return snapshot;
+  }
+
+  cacheStats() {
+    return this.#cache.stats();
+  }
+
+  setCacheSize(size) {
+    checkInteger(size, 'size', 0, 2 ** 24, 'an integer from 0 (no cache) to 16777216');
+    if (!this.#cache.isPrivate) {
+      throw new ArenaCacheError(codes.ERR_INODEFS_CLOSED, 'setCacheSize() resizes the private inode cache, but this InodeFS uses options.cache (size that cache instead)');
+    }
+    this.#cache.resize(size);
+  }
+
+  flushCache() {
+    this.#cache.flush();
+  }
+
+  close() {
+    if (this.#closed) return undefined;
+    this.#closed = true;
+    for (const ref of this.#snapshots) ref.deref()?.release();
+    this.#cache.close();
+    return this.#store.close();
+  }
+
+  #write(work) {
+    if (this.#closed) throw closedError();
+    return this.#store.write(work, (changes) => this.#cache.apply(changes));
+  }
+
+  /** The file inode at `path` for a write, created (with `mode`) if missing. */
+  #fileForWrite(tx, path, mode) {
+    const { parent, name, inode } = resolve(tx, path, 'open');
+    if (inode !== undefined) {
+      if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
+      return inode;
+    }
+    if (name === '') throw fsError('EISDIR', 'open', path);
+    const created = newInode(tx.newIno(), 'file', mode, Date.now());
+    this.#link(tx, parent, name, created);
+    return created;
+  }
+
+  #link(tx, parent, name, inode) {
+    if (inode.type === 'dir') inode.parent = parent.ino;
+    tx.putInode(inode);
+    tx.putDirent(parent.ino, name, inode.ino, inode.type);
+    this.#touchDir(tx, parent.ino, inode.type === 'dir' ? 1 : 0, inode.ctimeMs);
+  }
+
+  #unlinkEntry(tx, parent, name, inode) {
+    tx.removeDirent(parent.ino, name);
+    tx.removeInode(inode);
+    this.#touchDir(tx, parent.ino, inode.type === 'dir' ? -1 : 0, Date.now());
+  }
+
+  #removeTree(tx, parent, name, inode) {
+    if (inode.type === 'dir') {
+      for (const entry of tx.entries(inode.ino)) this.#removeTree(tx, inode, entry.name, tx.inode(entry.ino));
+    }
+    this.#unlinkEntry(tx, parent, name, inode);
+  }
+
+  /** A directory's mtime/ctime move to `now`; its link count by `links` (subdirectories' ".."). */
+  #touchDir(tx, ino, links, now) {
+    const dir = tx.inode(ino);
+    dir.nlink += links;
+    dir.mtimeMs = dir.ctimeMs = now;
+    tx.putInode(dir);
+  }
+
+  /** Whether directory `dir` is `ancestor` or lies under it (directories record their parent). */
+  #isWithin(tx, dir, ancestor) {
+    for (let ino = dir.ino; ; ino = tx.inode(ino).parent) {
+      if (ino === ancestor) return true;
+      if (ino === ROOT_INO) return false;
+    }
+  }
+}

@@ -1,0 +1,22 @@
+// InodeFS paths: absolute POSIX paths ("/a/b"), split into names.
+
+import { describe } from '../errors.js';
+
+/** The names of `path` ([] for "/"); "." and ".." are resolved lexically. */
+export function splitPath(path, name = 'path') {
+  if (typeof path !== 'string') throw new TypeError(`${name} must be a string (got ${describe(path)})`);
+  if (!path.startsWith('/')) throw new RangeError(`${name} must be an absolute path starting with "/" (got ${describe(path)})`);
+  if (path.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(path)})`);
+  const names = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') names.pop();
+    else names.push(part);
+  }
+  return names;
+}
+
+/** The canonical form of a name list ("/a/b"). */
+export function joinPath(names) {
+  return `/${names.join('/')}`;
+}

@@ -1,0 +1,49 @@
+// Path resolution over any read view of an InodeFS (the cached latest
+// state, a write transaction, a snapshot): names to inodes, following
+// symbolic links as POSIX does.
+
+import { fsError } from './errors.js';
+import { splitPath } from './paths.js';
+import { ROOT_INO } from './store.js';
+
+/** Links followed in one resolution before ELOOP (Linux's limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Resolves `path` in `view` ({ inode(ino), dirent(parent, name) }):
+ * { parent, name, ino, inode } where `parent` is the directory inode that
+ * holds (or would hold) the last name, and `ino`/`inode` are 0/undefined if
+ * it does not exist. The last name's link is followed when `followLast`.
+ * Throws ENOENT/ENOTDIR/ELOOP (for `syscall`) when an earlier name fails.
+ */
+export function resolve(view, path, syscall, followLast = true) {
+  const names = splitPath(path);
+  let links = 0;
+  let parent = view.inode(ROOT_INO);
+  if (names.length === 0) return { parent, name: '', ino: ROOT_INO, inode: parent };
+  for (let i = 0; i < names.length; i++) {
+    if (parent.type !== 'dir') throw fsError('ENOTDIR', syscall, path);
+    const name = names[i];
+    const ino = view.dirent(parent.ino, name);
+    const last = i === names.length - 1;
+    if (ino === 0) {
+      if (last) return { parent, name, ino: 0, inode: undefined };
+      throw fsError('ENOENT', syscall, path);
+    }
+    const inode = view.inode(ino);
+    if (inode.type === 'symlink' && (!last || followLast)) {
+      if (++links > MAX_LINKS) throw fsError('ELOOP', syscall, path);
+      // The target replaces the names so far (absolute) or the link's name (relative).
+      const absolute = inode.target.startsWith('/') ? inode.target : `/${[...names.slice(0, i), inode.target].join('/')}`;
+      const target = splitPath(absolute, 'target');
+      names.splice(0, i + 1, ...target);
+      parent = view.inode(ROOT_INO);
+      i = -1;
+      if (names.length === 0) return { parent, name: '', ino: ROOT_INO, inode: parent };
+      continue;
+    }
+    if (last) return { parent, name, ino, inode };
+    parent = inode;
+  }
+  throw new Error('unreachable');
+}
