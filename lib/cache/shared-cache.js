@@ -216,6 +216,7 @@ export class SharedCache {
     keys.encode(key);
     const entry = this.#prepare(value, keys.length, ttl);
     this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+    entry.payload = null;
     return this;
   }
 
@@ -234,10 +235,14 @@ export class SharedCache {
       loaded = load();
       return loaded === undefined ? null : this.#prepare(loaded, keys.length, this.#defaultTtl);
     });
+    this.#entry.payload = null;
     return loaded;
   }
 
-  /** The stored form of `value`: its kind, payload, byte length, expiry and record size. */
+  /** #prepare()'s answer, reused: set() is a hot path and allocates nothing else. */
+  #entry = { kind: 0, payload: null, length: 0, expiresAt: 0, size: 0 };
+
+  /** The stored form of `value`: its kind, payload, byte length, expiry and record size (valid until the next call). */
   #prepare(value, keyLength, ttl) {
     let kind;
     let payload;
@@ -258,7 +263,13 @@ export class SharedCache {
     const hasTtl = ttl > 0;
     const size = recordSize(keyLength, length, hasTtl);
     if (size > this.#maxRecordBytes) throw this.#tooLarge(length, keyLength);
-    return { kind, payload, length, expiresAt: hasTtl ? Date.now() + ttl : 0, size };
+    const entry = this.#entry;
+    entry.kind = kind;
+    entry.payload = payload;
+    entry.length = length;
+    entry.expiresAt = hasTtl ? Date.now() + ttl : 0;
+    entry.size = size;
+    return entry;
   }
 
   /** Whether `key` has a live, unexpired entry. Does not count as a use. */
