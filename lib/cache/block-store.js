@@ -11,7 +11,7 @@ import { openArenaFile } from '../arena/file.js';
 import { MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from '../arena/layout.js';
 import { mappingRelease, requireNative } from '../native.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
-import { checkInteger, checkObject, rejectUnknown, splitFileOptions, OPEN_DEFAULTS } from './options.js';
+import { checkInteger, checkObject, rejectUnknown, splitFileOptions, withDefaults, OPEN_DEFAULTS } from './options.js';
 import { typedArrayByteLength } from './typed-array.js';
 
 /** Every option of `new BlockStore(options)` with its default. */
@@ -33,10 +33,7 @@ function isPowerOfTwo(n) {
 }
 
 function resolveBlockOptions(options) {
-  checkObject(options, 'options');
-  rejectUnknown(options, BLOCK_DEFAULTS, 'options');
-  const resolved = { ...BLOCK_DEFAULTS };
-  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  const resolved = withDefaults(options, BLOCK_DEFAULTS, 'options');
   if (resolved.memoryBytes === undefined) {
     throw new TypeError(`options.memoryBytes is required: an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`);
   }

@@ -99,15 +99,24 @@ export function checkTtl(value, name) {
   }
 }
 
+/**
+ * `options` (an object of names from `defaults` only) over `defaults`: an
+ * option given as undefined keeps its default.
+ */
+export function withDefaults(options, defaults, where) {
+  checkObject(options, where);
+  rejectUnknown(options, defaults, where);
+  const resolved = { ...defaults };
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  return resolved;
+}
+
 /** Validated options for `new SharedCache(options)`, defaults filled in. */
 export function resolveOptions(options) {
   if (options === undefined) {
     throw new TypeError('options.memoryBytes is required: new SharedCache({ memoryBytes: 64 * 2 ** 20 })');
   }
-  checkObject(options, 'options');
-  rejectUnknown(options, DEFAULTS, 'options');
-  const resolved = { ...DEFAULTS };
-  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  const resolved = withDefaults(options, DEFAULTS, 'options');
   if (resolved.memoryBytes === undefined) {
     throw new TypeError(
       `options.memoryBytes is required: an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`,

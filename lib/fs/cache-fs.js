@@ -32,7 +32,7 @@ import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkInteger, checkObject } from '../cache/options.js';
+import { checkInteger } from '../cache/options.js';
 import * as fsp from 'node:fs/promises';
 import { minimatch } from 'minimatch';
 import { registerFsMetrics } from './metrics.js';
@@ -44,6 +44,7 @@ import { Root } from './root.js';
 import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
 import { AccessStats } from './access-stats.js';
+import { decode, readEncoding, toBytes, writeOptions } from './arguments.js';
 import { NearCache } from './near-cache.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
@@ -86,50 +87,6 @@ function closedError() {
 /** A random 48-bit integer naming one cached copy of a file's data or a directory's listing. */
 function newNonce() {
   return randomBytes(6).readUIntBE(0, 6);
-}
-
-const ENCODINGS = new Set(['utf8', 'utf-8', 'ascii', 'latin1', 'binary', 'base64', 'base64url', 'hex', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le']);
-
-function readEncoding(options, method) {
-  if (options === undefined || options === null) return null;
-  if (typeof options === 'string') return checkEncoding(options, 'options');
-  checkObject(options, 'options');
-  for (const name of Object.keys(options)) {
-    if (name !== 'encoding') throw new TypeError(`options.${name} is not a known option of ${method}(); the only one is encoding`);
-  }
-  return options.encoding === undefined || options.encoding === null ? null : checkEncoding(options.encoding, 'options.encoding');
-}
-
-function checkEncoding(encoding, name) {
-  if (typeof encoding !== 'string' || !ENCODINGS.has(encoding.toLowerCase())) {
-    throw new TypeError(`${name} must be a Buffer encoding such as 'utf8' (got ${describe(encoding)})`);
-  }
-  return encoding;
-}
-
-function writeOptions(options, method) {
-  if (options === undefined || options === null) return { encoding: 'utf8', mode: undefined };
-  if (typeof options === 'string') return { encoding: checkEncoding(options, 'options'), mode: undefined };
-  checkObject(options, 'options');
-  for (const name of Object.keys(options)) {
-    if (name !== 'encoding' && name !== 'mode') throw new TypeError(`options.${name} is not a known option of ${method}(); they are encoding and mode`);
-  }
-  const encoding = options.encoding === undefined ? 'utf8' : checkEncoding(options.encoding, 'options.encoding');
-  if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
-    throw new RangeError(`options.mode must be a file mode from 0 to 0o7777 (got ${describe(options.mode)})`);
-  }
-  return { encoding, mode: options.mode };
-}
-
-function toBytes(data, encoding) {
-  if (typeof data === 'string') return Buffer.from(data, encoding);
-  if (data instanceof Uint8Array) return data;
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  throw new TypeError(`data must be a string, Buffer, TypedArray or DataView (got ${describe(data)})`);
-}
-
-function decode(bytes, encoding) {
-  return encoding === null ? bytes : bytes.toString(encoding);
 }
 
 export class CacheFS extends EventEmitter {
@@ -273,29 +230,30 @@ export class CacheFS extends EventEmitter {
   /** A read served from fresh metadata and cached data without any I/O, or null (then #readFlow runs). */
   #readHit(given) {
     const key = this.#root.key(given);
-    const near = this.#near;
     const counters = this.#counters;
-    if (near !== null) {
-      const copy = near.get(key);
-      if (copy !== undefined) {
-        counters.reads++;
-        counters.readHits++;
-        counters.nearHits++;
-        counters.bytesRead += copy.length;
-        return copy;
-      }
+    let bytes = this.#near?.get(key);
+    if (bytes !== undefined) {
+      counters.nearHits++;
+    } else {
+      bytes = this.#sharedHit(key);
+      if (bytes === null) return null;
     }
+    counters.reads++;
+    counters.readHits++;
+    counters.bytesRead += bytes.length;
+    return bytes;
+  }
+
+  /** #readHit from the shared cache (copied near when the near cache is on). */
+  #sharedHit(key) {
+    const near = this.#near;
     const generation = this.#generation();
     const generationStamp = near?.stamp();
     const record = this.#getRecord(this.#recordKey(key, generation));
     const recordStamp = near?.stamp();
     if (record === undefined || Date.now() - record.checkedAt >= this.#validateMs || !isFileRecord(record)) return null;
     const bytes = this.#cachedContent(record);
-    if (bytes === null) return null;
-    near?.keep(key, bytes, record.checkedAt + this.#validateMs, generationStamp, recordStamp);
-    counters.reads++;
-    counters.readHits++;
-    counters.bytesRead += bytes.length;
+    if (bytes !== null) near?.keep(key, bytes, record.checkedAt + this.#validateMs, generationStamp, recordStamp);
     return bytes;
   }
 

@@ -3,7 +3,7 @@
 import { describe } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
 import { BlockStore } from '../cache/block-store.js';
-import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+import { checkInteger, withDefaults } from '../cache/options.js';
 
 export const WRITE_MODES = Object.freeze(['write-through', 'write-back', 'write-around']);
 
@@ -52,10 +52,7 @@ export const DEFAULTS = Object.freeze({
 
 export function resolveOptions(options) {
   if (options === undefined) throw new TypeError('options.root and options.cache are required: new CacheFS({ root, cache })');
-  checkObject(options, 'options');
-  rejectUnknown(options, DEFAULTS, 'options');
-  const resolved = { ...DEFAULTS };
-  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  const resolved = withDefaults(options, DEFAULTS, 'options');
   if (typeof resolved.root !== 'string' || resolved.root.length === 0) {
     throw new TypeError(`options.root must be the path of a directory (got ${describe(resolved.root)})`);
   }

@@ -3,10 +3,11 @@
 
 import { describe, ArenaCacheError, codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
-import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+import { checkInteger, withDefaults } from '../cache/options.js';
 import { InodeCache } from './inode-cache.js';
 import { fsError } from './errors.js';
 import { resolve } from './resolve.js';
+import { toBytes, writeOptions } from '../fs/arguments.js';
 import { FsReader } from './reader.js';
 import { Snapshot } from './snapshot.js';
 import { direntKey, inodeKey, InodeStore, newInode, ROOT_INO } from './store.js';
@@ -25,10 +26,7 @@ const DEFAULTS = Object.freeze({
 });
 
 function resolveOptions(options = {}) {
-  checkObject(options, 'options');
-  rejectUnknown(options, DEFAULTS, 'options');
-  const resolved = { ...DEFAULTS };
-  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  const resolved = withDefaults(options, DEFAULTS, 'options');
   checkInteger(resolved.cacheSize, 'options.cacheSize', 0, 2 ** 24, 'an integer from 0 (no cache) to 16777216');
   checkInteger(resolved.maxReaders, 'options.maxReaders', 1, 2 ** 16, 'an integer from 1 to 65536');
   checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20, 'an integer from 0 to 1048576');
@@ -41,19 +39,6 @@ function resolveOptions(options = {}) {
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_INODEFS_CLOSED, 'the InodeFS is closed: close() was called on this instance');
-}
-
-function toBuffer(data, name) {
-  if (typeof data === 'string') return Buffer.from(data);
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  throw new TypeError(`${name} must be a string, Buffer, TypedArray or DataView (got ${describe(data)})`);
-}
-
-
-function modeOf(options, fallback) {
-  const mode = options?.mode ?? fallback;
-  checkInteger(mode, 'options.mode', 0, 0o7777, 'an integer from 0 to 0o7777');
-  return mode;
 }
 
 export class InodeFS extends FsReader {
@@ -104,8 +89,8 @@ export class InodeFS extends FsReader {
   }
 
   async writeFile(path, data, options) {
-    const bytes = toBuffer(data, 'data');
-    const mode = modeOf(options, 0o666);
+    const { encoding, mode = 0o666 } = writeOptions(options, 'writeFile');
+    const bytes = toBytes(data, encoding);
     this.#write((tx) => {
       const inode = this.#fileForWrite(tx, path, mode);
       tx.setContent(inode, bytes);
@@ -115,8 +100,8 @@ export class InodeFS extends FsReader {
   }
 
   async appendFile(path, data, options) {
-    const bytes = toBuffer(data, 'data');
-    const mode = modeOf(options, 0o666);
+    const { encoding, mode = 0o666 } = writeOptions(options, 'appendFile');
+    const bytes = toBytes(data, encoding);
     this.#write((tx) => {
       const inode = this.#fileForWrite(tx, path, mode);
       tx.setContent(inode, Buffer.concat([tx.content(inode), bytes]));
@@ -127,7 +112,8 @@ export class InodeFS extends FsReader {
 
   async mkdir(path, options) {
     const recursive = options?.recursive === true;
-    const mode = modeOf(options, 0o777);
+    const mode = options?.mode ?? 0o777;
+    checkInteger(mode, 'options.mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
     return this.#write((tx) => {
       if (!recursive) {
         const { parent, name, inode } = resolve(tx, path, 'mkdir');

@@ -2,17 +2,10 @@
 // its snapshots): stat, lstat, readFile, readdir, readlink, walk. A subclass
 // supplies view(): { inode(ino), dirent(parent, name), entries(parent), content(inode) }.
 
-import { describe } from '../errors.js';
+import { decode, readEncoding } from '../fs/arguments.js';
 import { CachedStats } from '../fs/stats.js';
 import { fsError } from './errors.js';
 import { resolve } from './resolve.js';
-
-function encodingOf(options, method) {
-  if (options === undefined || options === null) return null;
-  const encoding = typeof options === 'string' ? options : options.encoding ?? null;
-  if (encoding !== null && !Buffer.isEncoding(encoding)) throw new RangeError(`${method}() options.encoding must be a Buffer encoding (got ${describe(encoding)})`);
-  return encoding;
-}
 
 /** The reads every view of a filesystem state shares: stat, readFile, readdir, readlink, walk. */
 export class FsReader {
@@ -30,12 +23,11 @@ export class FsReader {
   }
 
   async readFile(path, options) {
-    const encoding = encodingOf(options, 'readFile');
+    const encoding = readEncoding(options, 'readFile');
     const view = this.view();
     const inode = this.#existing(view, path, 'open', true);
     if (inode.type === 'dir') throw fsError('EISDIR', 'read', path);
-    const data = view.content(inode);
-    return encoding === null ? Buffer.from(data) : data.toString(encoding);
+    return decode(Buffer.from(view.content(inode)), encoding);
   }
 
   async readdir(path) {

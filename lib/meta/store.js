@@ -169,8 +169,11 @@ export class InodeStore {
   /** A read view of the latest committed state, read afresh (not an earlier read transaction of this thread). */
   freshView() {
     this.env.resetReadTxn();
-    return new ReadView(this, undefined);
+    this.#latest ??= new ReadView(this, undefined);
+    return this.#latest;
   }
+
+  #latest = null;
 
   /** A read view inside an lmdb read transaction (a snapshot). */
   view(transaction) {
@@ -204,38 +207,23 @@ export class ReadView {
   }
 
   content(inode) {
-    return readContent(inode, (hash) => this.#store.blobs.get(hash, this.#options));
+    if (inode.chunks === undefined) return inode.data ?? Buffer.alloc(0);
+    return Buffer.concat(inode.chunks.map((hash) => this.#store.blobs.get(hash, this.#options)), inode.size);
   }
 }
 
-function readContent(inode, blob) {
-  if (inode.chunks === undefined) return inode.data ?? Buffer.alloc(0);
-  return Buffer.concat(inode.chunks.map(blob), inode.size);
-}
-
-/** The operations of one write transaction; `changes` maps cache keys to their new values (undefined: gone). */
-class WriteTx {
+/**
+ * The operations of one write transaction: its reads are a ReadView's
+ * without a read transaction (inside transactionSync they read the write
+ * transaction); `changes` maps cache keys to their new values (undefined: gone).
+ */
+class WriteTx extends ReadView {
   changes = new Map();
   #store;
 
   constructor(store) {
+    super(store, undefined);
     this.#store = store;
-  }
-
-  inode(ino) {
-    return this.#store.inodes.get(ino);
-  }
-
-  dirent(parent, name) {
-    return this.#store.dirents.get([parent, name])?.ino ?? 0;
-  }
-
-  entries(parent) {
-    return new ReadView(this.#store, undefined).entries(parent);
-  }
-
-  content(inode) {
-    return readContent(inode, (hash) => this.#store.blobs.get(hash));
   }
 
   newIno() {

@@ -47,6 +47,16 @@ export function checkValue(key, value) {
   return 'ok';
 }
 
+/** Counts one cache read of `key`: a miss, or a hit and its checkValue() verdict. */
+export function countRead(counts, key, value) {
+  if (value === undefined) {
+    counts.misses++;
+    return;
+  }
+  counts.hits++;
+  counts[checkValue(key, value)]++;
+}
+
 /** { writer, sequence } of a checked value. */
 export function valueOrigin(value) {
   return { writer: value.readUInt32LE(8), sequence: value.readUInt32LE(12) };

@@ -13,7 +13,7 @@ import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { openArenaFile } from '../../lib/arena/file.js';
 import { BlockStore, SharedCache } from '../../lib/index.js';
 import { makeBlock } from './block-value.js';
-import { checkValue, makeValue } from './checked-value.js';
+import { checkValue, countRead, makeValue } from './checked-value.js';
 import { seededRandom } from './random.js';
 
 const settings = JSON.parse(process.argv[2]);
@@ -39,12 +39,7 @@ async function hammer() {
       } else if (random() < 0.1) {
         cache.delete(key);
       } else {
-        const value = cache.get(key);
-        if (value === undefined) counts.misses++;
-        else {
-          counts.hits++;
-          counts[checkValue(key, value)]++;
-        }
+        countRead(counts, key, cache.get(key));
       }
       counts.slowestMs = Math.max(counts.slowestMs, performance.now() - started);
       counts.ops++;

@@ -2,7 +2,7 @@
 // told to stop, checking every value it reads. Reports counts.
 import { parentPort, workerData } from 'node:worker_threads';
 import { SharedCache } from '../../lib/index.js';
-import { checkValue, makeValue } from './checked-value.js';
+import { countRead, makeValue } from './checked-value.js';
 import { seededRandom } from './random.js';
 
 const { handle, writer, keys, maxLength, stop, seed } = workerData;
@@ -25,12 +25,7 @@ while (Atomics.load(stopFlag, 0) === 0) {
     } else if (roll < 0.5) {
       cache.has(key);
     } else {
-      const value = cache.get(key);
-      if (value === undefined) counts.misses++;
-      else {
-        counts.hits++;
-        counts[checkValue(key, value)]++;
-      }
+      countRead(counts, key, cache.get(key));
     }
     counts.ops++;
   }
