@@ -58,6 +58,10 @@ export const codes = Object.freeze({
   ERR_INODEFS_CLOSED: 'ERR_INODEFS_CLOSED',
   /** InodeFS: more snapshots open at once than lmdb has reader slots (options.maxReaders). */
   ERR_TOO_MANY_SNAPSHOTS: 'ERR_TOO_MANY_SNAPSHOTS',
+  /** InodeFS: a persistent snapshot of that name already exists. */
+  ERR_SNAPSHOT_EXISTS: 'ERR_SNAPSHOT_EXISTS',
+  /** InodeFS: no persistent snapshot has that name (never made, or deleted). */
+  ERR_SNAPSHOT_NOT_FOUND: 'ERR_SNAPSHOT_NOT_FOUND',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

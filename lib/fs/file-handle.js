@@ -20,12 +20,12 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkInteger } from '../cache/options.js';
 import { statRecord } from './stats.js';
 
-function checkRangeInteger(value, name, min, max) {
+export function checkRangeInteger(value, name, min, max) {
   checkInteger(value, name, min, max, `an integer from ${min} to ${max}`);
 }
 
 /** Checks (buffer, offset, length, position) as node:fs FileHandle#read/#write take them; fills the defaults. */
-function checkRange(method, buffer, offset, length, position) {
+export function checkRange(method, buffer, offset, length, position) {
   if (!(buffer instanceof Uint8Array)) throw new TypeError(`buffer must be a Buffer or Uint8Array (got ${describe(buffer)})`);
   const start = offset ?? 0;
   checkRangeInteger(start, 'offset', 0, buffer.byteLength);

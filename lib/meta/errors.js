@@ -2,6 +2,7 @@
 // syscall, path and the message "ENOENT: no such file or directory, open '/a'".
 
 import os from 'node:os';
+import { ArenaCacheError, codes } from '../errors.js';
 
 const DESCRIPTIONS = Object.freeze({
   ENOENT: 'no such file or directory',
@@ -26,4 +27,9 @@ export function fsError(code, syscall, path, dest) {
   error.path = path;
   if (dest !== undefined) error.dest = dest;
   return error;
+}
+
+/** A file whose blobs are missing from the store: damage (fsck() says which). */
+export function missingContent(path) {
+  return new ArenaCacheError(codes.ERR_INODEFS_STORE, `the content of ${path} is missing from the store; run fsck()`);
 }

@@ -10,7 +10,13 @@ import { resolve } from './resolve.js';
 import { toBytes, writeOptions } from '../fs/arguments.js';
 import { FsReader } from './reader.js';
 import { Snapshot } from './snapshot.js';
+import { InodeFileHandle, parseFlags } from './file-handle.js';
+import { fsck } from './fsck.js';
+import { reclaimHistory } from './history.js';
 import { direntKey, inodeKey, InodeStore, newInode, ROOT_INO } from './store.js';
+
+/** The longest persistent snapshot name, in UTF-8 bytes. */
+const MAX_SNAPSHOT_NAME_BYTES = 255;
 
 const DEFAULTS = Object.freeze({
   /** Entries (inodes and directory entries) the private inode cache holds; 0: no cache. */
@@ -66,7 +72,7 @@ export class InodeFS extends FsReader {
   /** @private use InodeFS.open() */
   constructor(path, resolved) {
     super();
-    this.#store = new InodeStore(path, resolved);
+    this.#store = new InodeStore(path, { ...resolved, privateCache: resolved.cache === undefined });
     this.#cache = new InodeCache(resolved.cache, resolved.cacheSize);
     const store = this.#store;
     const cache = this.#cache;
@@ -76,12 +82,18 @@ export class InodeFS extends FsReader {
       dirent: (parent, name) => cache.get(direntKey(parent, name), () => store.freshView().dirent(parent, name)),
       entries: (parent) => store.freshView().entries(parent),
       content: (inode) => store.freshView().content(inode),
+      contentRange: (inode, position, length) => store.freshView().contentRange(inode, position, length),
     };
   }
 
   view() {
     if (this.#closed) throw closedError();
     return this.#cachedView;
+  }
+
+  uncachedView() {
+    if (this.#closed) throw closedError();
+    return this.#store.freshView();
   }
 
   get path() {
@@ -204,14 +216,145 @@ export class InodeFS extends FsReader {
     });
   }
 
-  /** A point-in-time, read-only view (an lmdb read transaction): microseconds, and writers never wait for it. */
-  createSnapshot(name) {
+  /**
+   * A point-in-time, read-only view. Ephemeral by default (an lmdb read
+   * transaction: microseconds, writers never wait for it, gone with the
+   * process); with `options.persist` a named snapshot kept in the store
+   * until deleteSnapshot() (costs O(changes made since), not O(tree)).
+   * @param {string} name
+   * @param {{ persist?: boolean }} [options]
+   */
+  createSnapshot(name, options) {
     if (this.#closed) throw closedError();
     if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
-    const snapshot = new Snapshot(this.#store, name, () => this.#snapshots.delete(ref));
-    const ref = new WeakRef(snapshot);
-    this.#snapshots.add(ref);
-    return snapshot;
+    const persist = options?.persist ?? false;
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`options must be an object (got ${describe(options)})`);
+    if (typeof persist !== 'boolean') throw new TypeError(`options.persist must be a boolean (got ${describe(persist)})`);
+    if (!persist) return this.#track((onRelease) => Snapshot.ephemeral(this.#store, name, onRelease));
+    checkSnapshotName(name);
+    const record = this.#write((tx) => {
+      if (this.#store.snapshots.get(name) !== undefined) throw new ArenaCacheError(codes.ERR_SNAPSHOT_EXISTS, `a persistent snapshot named "${name}" already exists; delete it first or choose another name`);
+      const created = { name, epoch: tx.pinEpoch(), createdAt: Date.now() };
+      this.#store.snapshots.putSync(name, created);
+      return created;
+    });
+    return this.#track((onRelease) => Snapshot.persistent(this.#store, record, onRelease));
+  }
+
+  /** The persistent snapshots, oldest first: [{ name, createdAt }]. */
+  listSnapshots() {
+    if (this.#closed) throw closedError();
+    this.#store.env.resetReadTxn();
+    return this.#store.snapshotRecords().map(({ name, createdAt }) => ({ name, createdAt }));
+  }
+
+  /** A handle to the persistent snapshot `name` (release() it when done; the snapshot stays). */
+  openSnapshot(name) {
+    if (this.#closed) throw closedError();
+    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+    this.#store.env.resetReadTxn();
+    const record = this.#store.snapshots.get(name);
+    if (record === undefined) throw notFound(name);
+    return this.#track((onRelease) => Snapshot.persistent(this.#store, record, onRelease));
+  }
+
+  /**
+   * Deletes the persistent snapshot `name`: the history records and blobs
+   * only it needed are reclaimed (a scan of the history, not of the tree).
+   * Its open handles in this process end. Resolves to how many history
+   * records were reclaimed.
+   */
+  async deleteSnapshot(name) {
+    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+    const reclaimed = this.#write((tx) => {
+      const record = this.#store.snapshots.get(name);
+      if (record === undefined) throw notFound(name);
+      this.#store.snapshots.removeSync(name);
+      tx.unpinEpoch(record.epoch);
+      return reclaimHistory(this.#store, tx);
+    });
+    for (const ref of this.#snapshots) {
+      const snapshot = ref.deref();
+      if (snapshot?.persistent && snapshot.name === name) snapshot.deleted();
+    }
+    return reclaimed;
+  }
+
+  /**
+   * Opens `path` with node:fs flags ('r', 'r+', 'w', 'w+', 'a', 'a+', and
+   * the exclusive 'wx'...) and resolves to an InodeFileHandle (read, write
+   * at offsets, truncate, stat, readFile, close).
+   */
+  async open(path, flags = 'r', mode = 0o666) {
+    const access = parseFlags(flags);
+    checkInteger(mode, 'mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
+    const files = { view: () => this.view(), uncachedView: () => this.uncachedView(), write: (work) => this.#write(work) };
+    if (!access.create && !access.truncate) {
+      const { inode } = resolve(this.view(), path, 'open');
+      if (inode === undefined) throw fsError('ENOENT', 'open', path);
+      if (inode.type === 'dir' && access.write) throw fsError('EISDIR', 'open', path);
+      return new InodeFileHandle(inode.ino, path, access, files);
+    }
+    const ino = this.#write((tx) => {
+      const { inode: existing } = resolve(tx, path, 'open');
+      if (existing !== undefined && access.exclusive) throw fsError('EEXIST', 'open', path);
+      if (existing === undefined && !access.create) throw fsError('ENOENT', 'open', path);
+      const inode = this.#fileForWrite(tx, path, mode);
+      if (access.truncate && inode.size > 0) {
+        tx.setContent(inode, Buffer.alloc(0));
+        inode.mtimeMs = inode.ctimeMs = Date.now();
+        tx.putInode(inode);
+      }
+      return inode.ino;
+    });
+    return new InodeFileHandle(ino, path, access, files);
+  }
+
+  /** Cuts the file at `path` to `length` bytes (default 0), or extends it with zeros. */
+  async truncate(path, length = 0) {
+    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER, 'an integer from 0 to 9007199254740991');
+    this.#write((tx) => {
+      const inode = this.#existing(tx, path, 'open');
+      if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
+      tx.truncate(inode, length);
+      inode.mtimeMs = inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+    });
+  }
+
+  /** Sets the permission bits of `path` (links are followed). */
+  async chmod(path, mode) {
+    checkInteger(mode, 'mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
+    this.#write((tx) => {
+      const inode = this.#existing(tx, path, 'chmod');
+      inode.mode = (inode.mode & ~0o7777) | mode;
+      inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+    });
+  }
+
+  /** Sets the access and modification times of `path` (Dates, or seconds since the epoch, as node:fs takes them). */
+  async utimes(path, atime, mtime) {
+    const atimeMs = timeMs(atime, 'atime');
+    const mtimeMs = timeMs(mtime, 'mtime');
+    this.#write((tx) => {
+      const inode = this.#existing(tx, path, 'utime');
+      inode.atimeMs = atimeMs;
+      inode.mtimeMs = mtimeMs;
+      inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+    });
+  }
+
+  /**
+   * Checks the store: every directory entry names a live inode of its type,
+   * link counts, orphans, sizes, blob reference counts, and the persistent
+   * snapshots' history. Reads one consistent state; writers go on.
+   * @returns {{ ok: boolean, problems: { kind: string, ino?: number, path?: string, message: string }[], checked: object }}
+   */
+  fsck() {
+    if (this.#closed) throw closedError();
+    return fsck(this.#store);
   }
 
   cacheStats() {
@@ -236,6 +379,21 @@ export class InodeFS extends FsReader {
     for (const ref of this.#snapshots) ref.deref()?.release();
     this.#cache.close();
     return this.#store.close();
+  }
+
+  /** Keeps a weak reference to the snapshot `create(onRelease)` makes, until it is released. */
+  #track(create) {
+    let ref;
+    const snapshot = create(() => this.#snapshots.delete(ref));
+    ref = new WeakRef(snapshot);
+    this.#snapshots.add(ref);
+    return snapshot;
+  }
+
+  #existing(tx, path, syscall) {
+    const { inode } = resolve(tx, path, syscall);
+    if (inode === undefined) throw fsError('ENOENT', syscall, path);
+    return inode;
   }
 
   #write(work) {
@@ -291,4 +449,25 @@ export class InodeFS extends FsReader {
       if (ino === ROOT_INO) return false;
     }
   }
+}
+
+function checkSnapshotName(name) {
+  if (Buffer.byteLength(name) > MAX_SNAPSHOT_NAME_BYTES) {
+    throw new RangeError(`name must be at most ${MAX_SNAPSHOT_NAME_BYTES} bytes long for a persistent snapshot (got ${Buffer.byteLength(name)} bytes)`);
+  }
+}
+
+function notFound(name) {
+  return new ArenaCacheError(codes.ERR_SNAPSHOT_NOT_FOUND, `no persistent snapshot is named "${name}"`);
+}
+
+/** Milliseconds since the epoch of a time given as node:fs takes it: a Date, or seconds (number). */
+function timeMs(time, name) {
+  if (time instanceof Date) {
+    if (Number.isNaN(time.getTime())) throw new RangeError(`${name} must be a valid Date (got Invalid Date)`);
+    return time.getTime();
+  }
+  if (typeof time !== 'number') throw new TypeError(`${name} must be a Date or a number of seconds since the epoch (got ${describe(time)})`);
+  if (!Number.isFinite(time)) throw new RangeError(`${name} must be a finite number of seconds (got ${time})`);
+  return time * 1000;
 }

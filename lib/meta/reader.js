@@ -4,7 +4,10 @@
 
 import { decode, readEncoding } from '../fs/arguments.js';
 import { CachedStats } from '../fs/stats.js';
-import { fsError } from './errors.js';
+import { describe } from '../errors.js';
+import { checkTarget, copyTree, diskTarget } from './copy.js';
+import { InodeFileHandle, parseFlags } from './file-handle.js';
+import { fsError, missingContent } from './errors.js';
 import { resolve } from './resolve.js';
 
 /** The reads every view of a filesystem state shares: stat, readFile, readdir, readlink, walk. */
@@ -22,12 +25,20 @@ export class FsReader {
     return new CachedStats(this.#existing(this.view(), path, 'lstat', false));
   }
 
+  /** The view to read again through when a cached record proved stale (content() gave null): the live state, uncached. */
+  uncachedView() {
+    return this.view();
+  }
+
   async readFile(path, options) {
     const encoding = readEncoding(options, 'readFile');
-    const view = this.view();
-    const inode = this.#existing(view, path, 'open', true);
-    if (inode.type === 'dir') throw fsError('EISDIR', 'read', path);
-    return decode(Buffer.from(view.content(inode)), encoding);
+    for (const view of [this.view(), this.uncachedView()]) {
+      const inode = this.#existing(view, path, 'open', true);
+      if (inode.type === 'dir') throw fsError('EISDIR', 'read', path);
+      const content = view.content(inode);
+      if (content !== null) return decode(Buffer.from(content), encoding);
+    }
+    throw missingContent(path);
   }
 
   async readdir(path) {
@@ -66,6 +77,35 @@ export class FsReader {
     }
   }
 
+  /**
+   * Opens `path` for reading ('r'; a snapshot refuses other flags with
+   * EROFS) and resolves to an InodeFileHandle.
+   */
+  async open(path, flags = 'r') {
+    const access = parseFlags(flags);
+    if (access.write) throw fsError('EROFS', 'open', path);
+    const inode = this.#existing(this.view(), path, 'open', true);
+    return new InodeFileHandle(inode.ino, path, access, { view: () => this.view(), uncachedView: () => this.uncachedView() });
+  }
+
+  /**
+   * Copies directory `options.from` (default "/") to `path` in `target` (an
+   * InodeFS, or anything with node:fs/promises' mkdir, writeFile, symlink
+   * and readdir). `path` is created if missing and must be empty.
+   * @returns {Promise<{ files: number, directories: number, symlinks: number, bytes: number }>}
+   */
+  async copyTo(target, path, options) {
+    checkTarget(target);
+    if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError(`path must be an absolute path in the target (got ${describe(path)})`);
+    return copyTree(this, copyFrom(options), target, path);
+  }
+
+  /** Copies directory `options.from` (default "/") to directory `dir` on disk (created if missing; must be empty). */
+  async copyToDir(dir, options) {
+    if (typeof dir !== 'string' || dir.length === 0) throw new TypeError(`dir must be a directory path (got ${describe(dir)})`);
+    return copyTree(this, copyFrom(options), diskTarget(dir), '/');
+  }
+
   #existing(view, path, syscall, follow) {
     const { inode } = resolve(view, path, syscall, follow);
     if (inode === undefined) throw fsError('ENOENT', syscall, path);
@@ -73,3 +113,9 @@ export class FsReader {
   }
 }
 
+
+function copyFrom(options) {
+  const from = options?.from ?? '/';
+  if (typeof from !== 'string') throw new TypeError(`options.from must be a path string (got ${describe(from)})`);
+  return from;
+}

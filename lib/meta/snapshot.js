@@ -1,69 +1,107 @@
-// Snapshots of an InodeFS: a read-only view of the store as it was when the
-// snapshot was taken, held by an lmdb read transaction (MVCC: writers never
-// wait for it, and it never sees their later writes).
+// Snapshots of an InodeFS: read-only views of the store as it was when each
+// was taken.
+//
+// - Ephemeral (createSnapshot(name)): an lmdb read transaction. MVCC:
+//   writers never wait for it and it never sees their later writes; it
+//   holds a reader slot until released, and ends with the process.
+// - Persistent (createSnapshot(name, { persist: true }), openSnapshot):
+//   an epoch of the store's history (see store.js), surviving restarts until
+//   deleteSnapshot(). A handle to one holds nothing but memory.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { fsError } from './errors.js';
+import { EpochView } from './history.js';
 import { FsReader } from './reader.js';
 
-// A snapshot dropped without release() would hold its reader slot (and
-// lmdb's old pages) until the process exits: release it, and say so.
+// An ephemeral snapshot dropped without release() would hold its reader
+// slot (and lmdb's old pages) until the process exits: release it, and say so.
 const abandoned = new FinalizationRegistry(({ transaction, name }) => {
   transaction.done();
   process.emitWarning(`InodeFS snapshot "${name}" was garbage-collected without release(); release() it when done`, { code: 'ARENACACHE_SNAPSHOT_LEAK' });
 });
 
-function releasedError(name) {
-  return new ArenaCacheError(codes.ERR_INODEFS_CLOSED, `snapshot "${name}" was released`);
+function endedError(name, why) {
+  return new ArenaCacheError(codes.ERR_INODEFS_CLOSED, `snapshot "${name}" was ${why}`);
 }
 
 export class Snapshot extends FsReader {
-  #store;
-  #transaction;
   #view;
+  #transaction;
   #token = {};
   #onRelease;
+  #ended = 'released';
 
-  /** @param {() => void} onRelease called once, when released */
-  constructor(store, name, onRelease) {
+  /**
+   * @param {{ name: string, createdAt: number, persistent: boolean, view: object, transaction?: object }} source
+   * @param {() => void} onRelease called once, when released
+   */
+  constructor({ name, createdAt, persistent, view, transaction }, onRelease) {
     super();
-    this.#onRelease = onRelease;
     this.name = name;
-    this.createdAt = Date.now();
-    this.#store = store;
+    this.createdAt = createdAt;
+    this.persistent = persistent;
+    this.#view = view;
+    this.#transaction = transaction;
+    this.#onRelease = onRelease;
+    if (transaction !== undefined) abandoned.register(this, { transaction, name }, this.#token);
+  }
+
+  /** An ephemeral snapshot of the latest committed state of `store`. */
+  static ephemeral(store, name, onRelease) {
+    let transaction;
     try {
-      this.#transaction = store.env.useReadTransaction();
+      transaction = store.env.useReadTransaction();
     } catch (cause) {
       if (/MDB_READERS_FULL/.test(cause.message)) {
         throw new ArenaCacheError(codes.ERR_TOO_MANY_SNAPSHOTS, `snapshot "${name}" cannot be taken: every lmdb reader slot is in use (options.maxReaders); release() other snapshots`, { cause });
       }
       throw cause;
     }
-    this.#view = store.view(this.#transaction);
-    abandoned.register(this, { transaction: this.#transaction, name }, this.#token);
+    return new Snapshot({ name, createdAt: Date.now(), persistent: false, view: store.view(transaction), transaction }, onRelease);
+  }
+
+  /** A handle to the persistent snapshot `record` ({ name, epoch, createdAt }). */
+  static persistent(store, record, onRelease) {
+    return new Snapshot({ name: record.name, createdAt: record.createdAt, persistent: true, view: new EpochView(store, record.epoch) }, onRelease);
   }
 
   view() {
-    if (this.#view === null) throw releasedError(this.name);
+    if (this.#view === null) throw endedError(this.name, this.#ended);
     return this.#view;
   }
 
-  /** Ends the snapshot (its reader slot is freed); later calls fail with ERR_INODEFS_CLOSED. */
+  /**
+   * Ends this handle: an ephemeral snapshot's reader slot is freed (and the
+   * snapshot is gone); a persistent snapshot stays in the store. Later calls
+   * fail with ERR_INODEFS_CLOSED.
+   */
   release() {
-    if (this.#view === null) return;
-    this.#view = null;
-    abandoned.unregister(this.#token);
-    this.#transaction.done();
-    this.#onRelease();
+    this.#end('released');
+  }
+
+  /** @private after deleteSnapshot() */
+  deleted() {
+    this.#end('deleted');
   }
 
   get released() {
     return this.#view === null;
   }
+
+  #end(why) {
+    if (this.#view === null) return;
+    this.#view = null;
+    this.#ended = why;
+    if (this.#transaction !== undefined) {
+      abandoned.unregister(this.#token);
+      this.#transaction.done();
+    }
+    this.#onRelease();
+  }
 }
 
 // Writes to a snapshot fail as they would on a read-only filesystem.
-for (const method of ['writeFile', 'appendFile', 'mkdir', 'unlink', 'rm', 'rename', 'symlink']) {
+for (const method of ['writeFile', 'appendFile', 'mkdir', 'unlink', 'rm', 'rename', 'symlink', 'chmod', 'utimes', 'truncate']) {
   Snapshot.prototype[method] = async function readOnly(path) {
     throw fsError('EROFS', method === 'writeFile' || method === 'appendFile' ? 'open' : method, typeof path === 'string' ? path : describe(path));
   };

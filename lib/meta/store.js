@@ -1,16 +1,30 @@
 // The lmdb side of InodeFS: one environment, four databases, and the
 // transactions every operation runs in.
 //
-//   meta     'format' -> { magic, version }, 'nextIno' -> number,
-//            'owner' -> { pid, opens } (the process that has it open)
-//   inodes   ino -> inode record (type, mode, size, times, nlink, and the
-//            content: inline `data`, a list of blob `chunks`, or `target`)
-//   dirents  [parentIno, name] -> { ino, type }: ordered keys, so readdir
-//            is one range scan and lists names in byte order
-//   blobs    sha256 (hex) -> bytes: content-addressed chunks of large
-//            files, shared by every file holding them
-//   refs     sha256 (hex) -> how many chunk lists hold the blob (it is
-//            deleted with its last reference)
+//   meta       'format' -> { magic, version }, 'nextIno' -> number,
+//              'owner' -> { pid, opens } (the process that has it open),
+//              'epoch' -> the current epoch, 'pins' -> the epochs of the
+//              persistent snapshots, ascending
+//   inodes     ino -> inode record (type, mode, size, times, nlink, and the
+//              content: inline `data`, a list of blob `chunks`, or `target`;
+//              `e`: the epoch it was last written in)
+//   dirents    [parentIno, name] -> { ino, type, e }: ordered keys, so
+//              readdir is one range scan and lists names in byte order
+//   blobs      sha256 (hex) -> bytes: content-addressed chunks of large
+//              files, shared by every file holding them
+//   refs       sha256 (hex) -> how many chunk lists (current and history
+//              records) hold the blob; it is deleted with its last reference
+//   snapshots  name -> { name, epoch, createdAt }: persistent snapshots
+//   inodeHistory   [ino, lastEpoch] -> an inode record some persistent
+//                  snapshot still needs (current from epoch `e` to lastEpoch)
+//   direntHistory  [parentIno, name, lastEpoch] -> likewise, a dirent
+//
+// Persistent snapshots cost O(changes), not O(tree): taking one records
+// the current epoch and starts the next. A record is copied to history only
+// when it is first changed (or removed) in a later epoch and a snapshot lies
+// within the epochs it was current for; a snapshot reads a current record
+// whose epoch is not after its own, else the history version that covers
+// its epoch (see history.js).
 //
 // Every change runs in one synchronous lmdb transaction (atomic: a process
 // killed mid-write leaves the store as it was before). The inode cache hears
@@ -28,7 +42,7 @@ const VERSION = 1;
 /** LMDB's meta page magic, where lmdb-js's format has it (page 0, byte 24). */
 const LMDB_MAGIC = 0xbeefc0de;
 const LMDB_MAGIC_OFFSET = 24;
-const OUR_DATABASES = new Set(['meta', 'inodes', 'dirents', 'blobs', 'refs']);
+const OUR_DATABASES = new Set(['meta', 'inodes', 'dirents', 'blobs', 'refs', 'snapshots', 'inodeHistory', 'direntHistory']);
 
 export const S_IFMT = 0o170000;
 export const S_IFREG = 0o100000;
@@ -86,28 +100,31 @@ function checkLmdbHeader(path) {
 export class InodeStore {
   /**
    * @param {string} path the lmdb file
-   * @param {{ maxReaders: number, inlineBytes: number, chunkBytes: number }} options
+   * @param {{ maxReaders: number, inlineBytes: number, chunkBytes: number, privateCache: boolean }} options
    */
-  constructor(path, { maxReaders, inlineBytes, chunkBytes }) {
+  constructor(path, { maxReaders, inlineBytes, chunkBytes, privateCache }) {
     this.path = path;
     this.inlineBytes = inlineBytes;
     this.chunkBytes = chunkBytes;
     checkLmdbHeader(path);
     try {
-      this.env = open({ path, maxDbs: 8, maxReaders, noSubdir: true });
-      this.foreignNames = [...this.env.getKeys({ limit: 8 })].filter((name) => !OUR_DATABASES.has(name));
+      this.env = open({ path, maxDbs: 12, maxReaders, noSubdir: true });
+      this.foreignNames = [...this.env.getKeys({ limit: 12 })].filter((name) => !OUR_DATABASES.has(name));
       this.meta = this.env.openDB('meta');
       this.inodes = this.env.openDB('inodes');
       this.dirents = this.env.openDB('dirents');
       this.blobs = this.env.openDB('blobs', { encoding: 'binary' });
       this.refs = this.env.openDB('refs');
+      this.snapshots = this.env.openDB('snapshots');
+      this.inodeHistory = this.env.openDB('inodeHistory');
+      this.direntHistory = this.env.openDB('direntHistory');
     } catch (cause) {
       this.env?.close();
       throw openError(path, `lmdb refuses it (${cause.message})`, cause);
     }
     try {
       this.#checkFormat();
-      this.#claimOwnership();
+      this.#claimOwnership(privateCache);
     } catch (error) {
       this.env.close();
       throw error;
@@ -123,7 +140,9 @@ export class InodeStore {
       this.env.transactionSync(() => {
         this.meta.putSync('format', { magic: MAGIC, version: VERSION });
         this.meta.putSync('nextIno', ROOT_INO + 1);
-        this.inodes.putSync(ROOT_INO, newInode(ROOT_INO, 'dir', 0o755, Date.now()));
+        this.meta.putSync('epoch', 0);
+        this.meta.putSync('pins', []);
+        this.inodes.putSync(ROOT_INO, { ...newInode(ROOT_INO, 'dir', 0o755, Date.now()), e: 0 });
       });
       return;
     }
@@ -131,26 +150,38 @@ export class InodeStore {
     if (format.version !== VERSION) throw openError(this.path, `it has format version ${format.version}; this arenacache reads version ${VERSION}`);
   }
 
-  // Caches are per process: two processes writing one store would leave
-  // each other's caches stale, so a second live process is refused. A
-  // killed owner is detected by its pid and replaced.
-  #claimOwnership() {
+  // An inode cache hears only of its own InodeFS's writes, so one store has
+  // one cache: a second live process is refused (a killed owner is detected
+  // by its pid and replaced), and in one process a private cache excludes
+  // every other opener (threads share a store through one options.cache).
+  #claimOwnership(privateCache) {
     this.env.transactionSync(() => {
       const owner = this.meta.get('owner');
-      if (owner !== undefined && owner.pid !== process.pid && isProcessAlive(owner.pid)) {
+      const ours = owner?.pid === process.pid;
+      if (owner !== undefined && !ours && isProcessAlive(owner.pid)) {
         throw new ArenaCacheError(codes.ERR_INODEFS_BUSY, `${this.path} is open in process ${owner.pid}; an InodeFS store is used by one process at a time (its threads share it)`);
       }
-      const opens = owner?.pid === process.pid ? owner.opens + 1 : 1;
-      this.meta.putSync('owner', { pid: process.pid, opens });
+      const opens = ours ? owner.opens : 0;
+      const privateOpens = ours ? owner.privateOpens ?? 0 : 0;
+      if (opens > 0 && (privateCache || privateOpens > 0)) {
+        throw new ArenaCacheError(
+          codes.ERR_INODEFS_BUSY,
+          `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
+        );
+      }
+      this.#privateCache = privateCache;
+      this.meta.putSync('owner', { pid: process.pid, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0) });
     });
   }
+
+  #privateCache = false;
 
   close() {
     this.env.transactionSync(() => {
       const owner = this.meta.get('owner');
       if (owner?.pid !== process.pid) return;
       if (owner.opens <= 1) this.meta.removeSync('owner');
-      else this.meta.putSync('owner', { pid: process.pid, opens: owner.opens - 1 });
+      else this.meta.putSync('owner', { pid: process.pid, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
     });
     return this.env.close();
   }
@@ -174,6 +205,11 @@ export class InodeStore {
   }
 
   #latest = null;
+
+  /** The persistent snapshot records, oldest first. */
+  snapshotRecords() {
+    return this.snapshots.getRange({}).map(({ value }) => value).asArray.sort((a, b) => a.epoch - b.epoch);
+  }
 
   /** A read view inside an lmdb read transaction (a snapshot). */
   view(transaction) {
@@ -206,9 +242,29 @@ export class ReadView {
     return range.map(({ key, value }) => ({ name: key[1], ino: value.ino, type: value.type })).asArray;
   }
 
+  /**
+   * The file's bytes; null if a chunk is gone, which happens only to a
+   * record read earlier from a cache and since replaced by another thread
+   * (its caller reads the record again, uncached).
+   */
   content(inode) {
     if (inode.chunks === undefined) return inode.data ?? Buffer.alloc(0);
-    return Buffer.concat(inode.chunks.map((hash) => this.#store.blobs.get(hash, this.#options)), inode.size);
+    const parts = inode.chunks.map((hash) => this.#store.blobs.get(hash, this.#options));
+    return parts.includes(undefined) ? null : Buffer.concat(parts, inode.size);
+  }
+
+  /** Up to `length` bytes of the file from `position` (fewer at its end): only the chunks holding them are read. Null as for content(). */
+  contentRange(inode, position, length) {
+    const end = Math.min(inode.size, position + length);
+    if (end <= position) return Buffer.alloc(0);
+    if (inode.chunks === undefined) return this.content(inode).subarray(position, end);
+    const { chunkBytes } = inode;
+    const first = Math.floor(position / chunkBytes);
+    const last = Math.floor((end - 1) / chunkBytes);
+    const parts = inode.chunks.slice(first, last + 1).map((hash) => this.#store.blobs.get(hash, this.#options));
+    if (parts.includes(undefined)) return null;
+    const start = position - first * chunkBytes;
+    return Buffer.concat(parts).subarray(start, start + end - position);
   }
 }
 
@@ -217,13 +273,72 @@ export class ReadView {
  * without a read transaction (inside transactionSync they read the write
  * transaction); `changes` maps cache keys to their new values (undefined: gone).
  */
-class WriteTx extends ReadView {
+export class WriteTx extends ReadView {
   changes = new Map();
   #store;
+  #epoch = -1;
+  #pins = null;
+  /** Keys whose pre-transaction record has been seen to (copied to history or not needed). */
+  #preserved = new Set();
 
   constructor(store) {
     super(store, undefined);
     this.#store = store;
+  }
+
+  /** The epoch this transaction writes in. */
+  get epoch() {
+    if (this.#epoch < 0) this.#epoch = this.#store.meta.get('epoch') ?? 0;
+    return this.#epoch;
+  }
+
+  /** The epochs of the persistent snapshots, ascending. */
+  get pins() {
+    this.#pins ??= this.#store.meta.get('pins') ?? [];
+    return this.#pins;
+  }
+
+  /** Records a persistent snapshot of the state so far (this epoch's) and starts the next epoch. */
+  pinEpoch() {
+    const epoch = this.epoch;
+    this.#pins = [...this.pins, epoch];
+    this.#store.meta.putSync('pins', this.#pins);
+    this.#store.meta.putSync('epoch', epoch + 1);
+    this.#epoch = epoch + 1;
+    return epoch;
+  }
+
+  unpinEpoch(epoch) {
+    this.#pins = this.pins.filter((pin) => pin !== epoch);
+    this.#store.meta.putSync('pins', this.#pins);
+  }
+
+  /** Whether a persistent snapshot needs a record current from epoch `first` until before this one. */
+  needed(first, last = this.epoch - 1) {
+    return this.pins.some((pin) => pin >= first && pin <= last);
+  }
+
+  /** Before the first change of inode `ino` in this transaction: its stored record goes to history if a snapshot needs it. */
+  #preserveInode(ino) {
+    const key = inodeKey(ino);
+    if (this.#preserved.has(key)) return;
+    this.#preserved.add(key);
+    const stored = this.#store.inodes.get(ino);
+    const first = stored?.e ?? 0;
+    if (stored === undefined || first >= this.epoch || !this.needed(first)) return;
+    this.#store.inodeHistory.putSync([ino, this.epoch - 1], stored);
+    // The history record holds its own references to the blobs.
+    for (const hash of stored.chunks ?? []) this.#store.refs.putSync(hash, this.#store.refs.get(hash) + 1);
+  }
+
+  #preserveDirent(parent, name) {
+    const key = direntKey(parent, name);
+    if (this.#preserved.has(key)) return;
+    this.#preserved.add(key);
+    const stored = this.#store.dirents.get([parent, name]);
+    const first = stored?.e ?? 0;
+    if (stored === undefined || first >= this.epoch || !this.needed(first)) return;
+    this.#store.direntHistory.putSync([parent, name, this.epoch - 1], stored);
   }
 
   newIno() {
@@ -233,59 +348,129 @@ class WriteTx extends ReadView {
   }
 
   putInode(inode) {
+    this.#preserveInode(inode.ino);
+    inode.e = this.epoch;
     this.#store.inodes.putSync(inode.ino, inode);
     this.changes.set(inodeKey(inode.ino), inode);
   }
 
   removeInode(inode) {
+    this.#preserveInode(inode.ino);
     this.dropContent(inode);
     this.#store.inodes.removeSync(inode.ino);
     this.changes.set(inodeKey(inode.ino), undefined);
   }
 
   putDirent(parent, name, ino, type) {
-    this.#store.dirents.putSync([parent, name], { ino, type });
+    this.#preserveDirent(parent, name);
+    this.#store.dirents.putSync([parent, name], { ino, type, e: this.epoch });
     this.changes.set(direntKey(parent, name), ino);
   }
 
   removeDirent(parent, name) {
+    this.#preserveDirent(parent, name);
     this.#store.dirents.removeSync([parent, name]);
     this.changes.set(direntKey(parent, name), 0);
   }
 
   /** Makes `data` the content of `inode` (inline when small, else chunks in the blob store), releasing what it held. */
   setContent(inode, data) {
+    this.#preserveInode(inode.ino);
     this.dropContent(inode);
     delete inode.data;
     delete inode.chunks;
+    delete inode.chunkBytes;
     inode.size = data.length;
     inode.blocks = Math.ceil(data.length / 512);
     if (data.length <= this.#store.inlineBytes) {
       if (data.length > 0) inode.data = Buffer.from(data);
       return;
     }
+    // The file keeps its chunk size (options.chunkBytes may differ when the store is next opened).
     const chunkBytes = this.#store.chunkBytes;
+    inode.chunkBytes = chunkBytes;
     inode.chunks = [];
     for (let start = 0; start < data.length; start += chunkBytes) {
-      const chunk = data.subarray(start, Math.min(data.length, start + chunkBytes));
-      const hash = createHash('sha256').update(chunk).digest('hex');
-      const refs = this.#store.refs.get(hash) ?? 0;
-      if (refs === 0) this.#store.blobs.putSync(hash, chunk);
-      this.#store.refs.putSync(hash, refs + 1);
-      inode.chunks.push(hash);
+      inode.chunks.push(this.#holdBlob(data.subarray(start, Math.min(data.length, start + chunkBytes))));
     }
+  }
+
+  /**
+   * Writes `bytes` at `position` of the file (zeros fill any gap past its
+   * end). A chunked file rewrites only the chunks the write touches.
+   */
+  writeAt(inode, position, bytes) {
+    const size = Math.max(inode.size, position + bytes.length);
+    if (inode.chunks === undefined || size <= this.#store.inlineBytes) {
+      const content = Buffer.alloc(size);
+      this.content(inode).copy(content);
+      content.set(bytes, position);
+      this.setContent(inode, content);
+      return;
+    }
+    this.#rechunk(inode, size, Math.min(position, inode.size), (chunk, chunkStart) => {
+      const from = Math.max(position, chunkStart);
+      const to = Math.min(position + bytes.length, chunkStart + chunk.length);
+      if (from < to) chunk.set(bytes.subarray(from - position, to - position), from - chunkStart);
+    });
+  }
+
+  /** Cuts the file to `length` bytes, or extends it with zeros. */
+  truncate(inode, length) {
+    if (inode.chunks === undefined || length <= this.#store.inlineBytes) {
+      const content = Buffer.alloc(length);
+      this.content(inode).copy(content, 0, 0, Math.min(length, inode.size));
+      this.setContent(inode, content);
+      return;
+    }
+    this.#rechunk(inode, length, Math.min(length, inode.size), () => {});
+  }
+
+  /**
+   * Gives a chunked file `size` bytes, rebuilding the chunks from the one
+   * holding byte `from` on (each starts as the old bytes, zero-extended, and
+   * `fill(chunk, chunkStart)` writes into it); earlier chunks are kept.
+   */
+  #rechunk(inode, size, from, fill) {
+    this.#preserveInode(inode.ino);
+    const { chunkBytes } = inode;
+    const old = inode.chunks;
+    const count = Math.ceil(size / chunkBytes);
+    const first = Math.min(Math.floor(from / chunkBytes), count);
+    const chunks = old.slice(0, first);
+    for (let i = first; i < count; i++) {
+      const chunk = Buffer.alloc(Math.min(chunkBytes, size - i * chunkBytes));
+      if (i < old.length) this.#store.blobs.get(old[i]).copy(chunk);
+      fill(chunk, i * chunkBytes);
+      chunks.push(this.#holdBlob(chunk));
+    }
+    for (let i = first; i < old.length; i++) this.#releaseBlob(old[i]);
+    inode.chunks = chunks;
+    inode.size = size;
+    inode.blocks = Math.ceil(size / 512);
   }
 
   /** Releases the blobs `inode` references; a blob no one references is deleted. */
   dropContent(inode) {
-    for (const hash of inode.chunks ?? []) {
-      const refs = this.#store.refs.get(hash) ?? 0;
-      if (refs > 1) {
-        this.#store.refs.putSync(hash, refs - 1);
-      } else {
-        this.#store.refs.removeSync(hash);
-        this.#store.blobs.removeSync(hash);
-      }
+    for (const hash of inode.chunks ?? []) this.#releaseBlob(hash);
+  }
+
+  /** Stores `chunk` in the blob store (once per content) and takes a reference to it; returns its hash. */
+  #holdBlob(chunk) {
+    const hash = createHash('sha256').update(chunk).digest('hex');
+    const refs = this.#store.refs.get(hash) ?? 0;
+    if (refs === 0) this.#store.blobs.putSync(hash, chunk);
+    this.#store.refs.putSync(hash, refs + 1);
+    return hash;
+  }
+
+  #releaseBlob(hash) {
+    const refs = this.#store.refs.get(hash) ?? 0;
+    if (refs > 1) {
+      this.#store.refs.putSync(hash, refs - 1);
+    } else {
+      this.#store.refs.removeSync(hash);
+      this.#store.blobs.removeSync(hash);
     }
   }
 }

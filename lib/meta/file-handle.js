@@ -1,0 +1,155 @@
+// InodeFileHandle: what InodeFS#open() (and Snapshot#open()) resolve to,
+// shaped like node:fs FileHandle (read, write, truncate, stat, close) and
+// like CacheFS's handle, with the same argument checks.
+//
+// A handle holds its file's inode number, so it follows the file across
+// renames; once the file is removed, its calls fail with ENOENT (an InodeFS
+// keeps no unlinked inodes alive). Each write is one transaction.
+
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
+import { CachedStats } from '../fs/stats.js';
+import { fsError, missingContent } from './errors.js';
+
+/** node:fs open flags: what each allows and does. */
+const FLAGS = Object.freeze({
+  r: { read: true },
+  rs: { read: true },
+  'r+': { read: true, write: true },
+  'rs+': { read: true, write: true },
+  w: { write: true, create: true, truncate: true },
+  'w+': { read: true, write: true, create: true, truncate: true },
+  a: { write: true, create: true, append: true },
+  'a+': { read: true, write: true, create: true, append: true },
+  as: { write: true, create: true, append: true },
+  'as+': { read: true, write: true, create: true, append: true },
+});
+
+/** What open flags `flags` allow and do: { read, write, create, exclusive, truncate, append }. */
+export function parseFlags(flags) {
+  if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
+  // 'wx', 'xw', 'ax+', ... : the exclusive form of the same flags.
+  const exclusive = flags.includes('x');
+  const base = FLAGS[flags.replace('x', '')];
+  if (base === undefined || (exclusive && !base.create) || flags.indexOf('x') !== flags.lastIndexOf('x')) {
+    throw new RangeError(`flags must be one of r, r+, rs+, w, wx, w+, wx+, a, ax, a+, ax+ (got ${describe(flags)})`);
+  }
+  return { read: false, write: false, create: false, truncate: false, append: false, ...base, exclusive };
+}
+
+export class InodeFileHandle {
+  #ino;
+  #path;
+  #access;
+  #files;
+  #position = 0;
+  #closed = false;
+
+  /**
+   * @param {number} ino the open file's inode
+   * @param {string} path as given to open()
+   * @param {ReturnType<typeof parseFlags>} access
+   * @param {{ view(): object, uncachedView(): object, write?(work: (tx) => unknown): unknown }} files
+   *   the InodeFS's (or snapshot's) reads and writes
+   */
+  constructor(ino, path, access, files) {
+    this.#ino = ino;
+    this.#path = path;
+    this.#access = access;
+    this.#files = files;
+  }
+
+  /**
+   * Reads into `buffer` as node:fs FileHandle#read does: `length` bytes at
+   * `offset` in the buffer, from `position` in the file (null: the current
+   * position, which then advances). Resolves { bytesRead, buffer }.
+   */
+  async read(buffer, offset, length, position) {
+    this.#check();
+    const { start, count, at } = checkRange('read', buffer, offset, length, position);
+    if (!this.#access.read) throw fsError('EBADF', 'read', this.#path);
+    const from = at ?? this.#position;
+    const bytes = this.#content('read', (view, inode) => view.contentRange(inode, from, count));
+    buffer.set(bytes, start);
+    if (at === null) this.#position = from + bytes.length;
+    return { bytesRead: bytes.length, buffer };
+  }
+
+  /**
+   * Writes `length` bytes of `buffer` from `offset` at `position` in the
+   * file (null: the current position; files opened for appending always
+   * append). Resolves { bytesWritten, buffer }.
+   */
+  async write(buffer, offset, length, position) {
+    this.#check();
+    const { start, count, at } = checkRange('write', buffer, offset, length, position);
+    this.#checkWritable('write');
+    const bytes = buffer.subarray(start, start + count);
+    const end = this.#files.write((tx) => {
+      const inode = this.#inode(tx, 'write');
+      const from = this.#access.append ? inode.size : at ?? this.#position;
+      tx.writeAt(inode, from, bytes);
+      inode.mtimeMs = inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+      return from + count;
+    });
+    if (at === null || this.#access.append) this.#position = end;
+    return { bytesWritten: count, buffer };
+  }
+
+  /** Truncates (or extends with zeros) the file to `length` bytes (default 0). */
+  async truncate(length = 0) {
+    this.#check();
+    checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
+    this.#checkWritable('ftruncate');
+    this.#files.write((tx) => {
+      const inode = this.#inode(tx, 'ftruncate');
+      tx.truncate(inode, length);
+      inode.mtimeMs = inode.ctimeMs = Date.now();
+      tx.putInode(inode);
+    });
+  }
+
+  async stat() {
+    this.#check();
+    return new CachedStats(this.#inode(this.#files.view(), 'fstat'));
+  }
+
+  /** The whole file from the start (whatever the position), as FileHandle#readFile. */
+  async readFile() {
+    this.#check();
+    if (!this.#access.read) throw fsError('EBADF', 'read', this.#path);
+    return Buffer.from(this.#content('read', (view, inode) => view.content(inode)));
+  }
+
+  /** `read(view, inode)` of the file, read again uncached if a cached record proved stale (null). */
+  #content(syscall, read) {
+    for (const view of [this.#files.view(), this.#files.uncachedView()]) {
+      const inode = this.#inode(view, syscall);
+      if (inode.type === 'dir') throw fsError('EISDIR', syscall, this.#path);
+      const bytes = read(view, inode);
+      if (bytes !== null) return bytes;
+    }
+    throw missingContent(this.#path);
+  }
+
+  /** Closes the handle; later calls fail with ERR_HANDLE_CLOSED. Closing twice is harmless. */
+  async close() {
+    this.#closed = true;
+  }
+
+  #check() {
+    if (this.#closed) throw new ArenaCacheError(codes.ERR_HANDLE_CLOSED, `the file handle of ${describe(this.#path)} is closed`);
+  }
+
+  #checkWritable(syscall) {
+    if (this.#files.write === undefined) throw fsError('EROFS', syscall, this.#path);
+    if (!this.#access.write) throw fsError('EBADF', syscall, this.#path);
+  }
+
+  #inode(view, syscall) {
+    const inode = view.inode(this.#ino);
+    if (inode === undefined) throw fsError('ENOENT', syscall, this.#path);
+    return inode;
+  }
+}
