@@ -1,6 +1,6 @@
 // Randomized differential test: the same random sequence of operations runs
 // against CacheFS (two instances sharing one cache, as two threads would) on
-// one tree and against plain node:fs on another. Every result (or error
+// one tree (a directory, or an InodeFS) and against plain node:fs on another. Every result (or error
 // code) and the final trees must be identical, in every write mode (for
 // write-back, the two instances share one block store, flushes come at
 // random points, and the trees are compared after close()).
@@ -12,6 +12,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
+import { InodeFS } from '../lib/meta/index.js';
 import { snapshotTree, tempDir } from './helpers/fs-tree.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 
@@ -49,6 +50,7 @@ async function handleOperation(random, handles, side) {
   const roll = random.int(100);
   const slot = random.int(handles.length);
   const handle = handles[slot][side];
+  if (process.env.TRACE && side === 'plain') console.error('  slot', slot, 'roll', roll);
   if (roll < 30) {
     const buffer = Buffer.alloc(random.int(6000));
     const position = random.int(3) === 0 ? null : random.int(9000);
@@ -61,7 +63,11 @@ async function handleOperation(random, handles, side) {
     return (await handle.write(data, 0, data.length, position)).bytesWritten;
   }
   if (roll < 70) return handle.truncate(random.int(7000));
-  if (roll < 85) return (await handle.stat()).size;
+  if (roll < 85) {
+    // A directory's size is the filesystem's own business (ext4: 4096, an InodeFS: 0).
+    const stats = await handle.stat();
+    return stats.isFile() ? stats.size : 'dir';
+  }
   await handle.close();
   return 'closed';
 }
@@ -99,14 +105,42 @@ function randomOperation(random) {
   return ['rename', random.int(4) === 0 ? random.pick(DIRS.slice(1)) : file, to];
 }
 
-for (const writeMode of ['write-through', 'write-back', 'write-around']) {
-  for (const validateMs of [0, 60_000]) {
-    test(`${OPERATIONS} random operations: CacheFS (${writeMode}, validateMs ${validateMs}) matches node:fs exactly`, async (t) => {
+/** The root CacheFS serves, with d1 made: a directory, or an InodeFS; and how to see its final tree. */
+async function cachedTree(t, backing) {
+  const dir = tempDir(t, 'cachefs');
+  if (backing === 'directory') {
+    fs.mkdirSync(path.join(dir, 'd1'));
+    return { root: dir, tree: () => snapshotTree(dir) };
+  }
+  const ifs = await InodeFS.open(path.join(dir, 'fs.lmdb'));
+  t.after(() => ifs.close());
+  await ifs.mkdir('/d1');
+  return {
+    root: ifs,
+    tree: async () => {
+      const out = tempDir(t, 'copied');
+      await ifs.copyToDir(out);
+      assert.equal(ifs.fsck().ok, true, JSON.stringify(ifs.fsck().problems));
+      return snapshotTree(out);
+    },
+  };
+}
+
+const RUNS = [
+  ...['write-through', 'write-back', 'write-around'].flatMap((writeMode) => [0, 60_000].map((validateMs) => ({ backing: 'directory', writeMode, validateMs }))),
+  // The same operations over an InodeFS: its semantics must be node:fs's too.
+  { backing: 'InodeFS', writeMode: 'write-through', validateMs: 0 },
+  { backing: 'InodeFS', writeMode: 'write-back', validateMs: 60_000 },
+];
+
+for (const { backing, writeMode, validateMs } of RUNS) {
+  {
+    test(`${OPERATIONS} random operations: CacheFS on a ${backing} (${writeMode}, validateMs ${validateMs}) matches node:fs exactly`, async (t) => {
       const seed = testSeed();
       const random = seededRandom(seed);
-      const cachedRoot = tempDir(t, 'cachefs');
+      const { root: cachedRoot, tree } = await cachedTree(t, backing);
       const plainRoot = tempDir(t, 'plainfs');
-      for (const root of [cachedRoot, plainRoot]) fs.mkdirSync(path.join(root, 'd1'));
+      fs.mkdirSync(path.join(plainRoot, 'd1'));
       // A small cache, so that entries are also evicted along the way.
       const cache = new SharedCache({ memoryBytes: 2 * 2 ** 20, max: 200 });
       const blocks = writeMode === 'write-back' ? new BlockStore({ memoryBytes: 2 ** 20, blockBytes: 4096 }) : undefined;
@@ -120,6 +154,7 @@ for (const writeMode of ['write-through', 'write-back', 'write-around']) {
           const state = random.int(2 ** 31);
           const expected = await outcome(() => handleOperation(seededRandom(state), handles, 'plain'));
           const actual = await outcome(() => handleOperation(seededRandom(state), handles, 'cached'));
+          if (process.env.TRACE) console.error(op, 'handle', state, JSON.stringify(expected).slice(0, 60));
           assert.deepEqual(actual, expected, `operation ${op}: handle operation ${state} (SEED=${seed})`);
           if (expected.value === 'closed') {
             const replay = seededRandom(state);
@@ -142,6 +177,7 @@ for (const writeMode of ['write-through', 'write-back', 'write-around']) {
             cachedHandle = await instance.open(file, flags);
             return 'opened';
           });
+          if (process.env.TRACE) console.error(op, 'open', file, flags, JSON.stringify(expected));
           assert.deepEqual(actual, expected, `operation ${op}: open(${file}, ${flags}) (SEED=${seed})`);
           if (plainHandle !== null && cachedHandle !== null) handles.push({ cached: cachedHandle, plain: plainHandle });
           continue;
@@ -163,7 +199,7 @@ for (const writeMode of ['write-through', 'write-back', 'write-around']) {
         await pair.plain.close();
       }
       for (const instance of cached) await instance.close();
-      assert.deepEqual(snapshotTree(cachedRoot), snapshotTree(plainRoot), `final trees (SEED=${seed})`);
+      assert.deepEqual(await tree(), snapshotTree(plainRoot), `final trees (SEED=${seed})`);
       const stats = cached[0].stats();
       assert.ok(stats.readHits > 0, `reads were served from the cache (SEED=${seed})`);
       if (writeMode === 'write-back') {

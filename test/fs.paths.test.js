@@ -63,7 +63,7 @@ test('bad arguments and options are specific errors', async (t) => {
   const { root, cfs } = setup(t);
   const cache = new SharedCache({ memoryBytes: 4 * MiB });
   assert.throws(() => new CacheFS(), { name: 'TypeError', message: 'options.root and options.cache are required: new CacheFS({ root, cache })' });
-  assert.throws(() => new CacheFS({ root: 7, cache }), { name: 'TypeError', message: 'options.root must be the path of a directory (got 7)' });
+  assert.throws(() => new CacheFS({ root: 7, cache }), { name: 'TypeError', message: 'options.root must be the path of a directory or an InodeFS (got 7)' });
   assert.throws(() => new CacheFS({ root, cache: new Map() }), { name: 'TypeError', message: 'options.cache must be a SharedCache (got an instance of Map)' });
   assert.throws(() => new CacheFS({ root, cache, writeMode: 'write-sideways' }), {
     name: 'RangeError',

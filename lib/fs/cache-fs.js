@@ -38,9 +38,9 @@ import { minimatch } from 'minimatch';
 import { registerFsMetrics } from './metrics.js';
 import { CacheFileHandle } from './file-handle.js';
 import { warmOptions, WarmJob } from './warming.js';
-import { CREATE, loadSync, runAsync, runSync } from './io.js';
+import { CREATE, runAsync, runSync } from './io.js';
 import { resolveOptions } from './options.js';
-import { Root } from './root.js';
+import { backingFor } from './backing.js';
 import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
 import { AccessStats } from './access-stats.js';
@@ -139,20 +139,20 @@ export class CacheFS extends EventEmitter {
     super();
     const resolved = resolveOptions(options);
     try {
-      this.#root = new Root(resolved.root);
+      this.#root = backingFor(resolved.root);
     } catch (cause) {
-      throw new ArenaCacheError(codes.ERR_FS_ROOT, `options.root ${resolved.root} cannot be served: ${cause.message}`, { cause });
+      throw new ArenaCacheError(codes.ERR_FS_ROOT, `options.root ${typeof resolved.root === 'string' ? resolved.root : describe(resolved.root)} cannot be served: ${cause.message}`, { cause });
     }
     this.#cache = resolved.cache;
     this.#writeMode = resolved.writeMode;
     this.#validateMs = resolved.validateMs;
     this.#blockBytes = resolved.blockBytes;
     this.#maxFileBytes = resolved.maxFileBytes;
-    // Keys name the root by a short hash of its path: every lookup hashes its key.
-    this.#rootId = createHash('sha256').update(this.#root.path).digest('base64url').slice(0, 12);
+    // Keys name the root by a short hash of its id: every lookup hashes its key.
+    this.#rootId = createHash('sha256').update(this.#root.id).digest('base64url').slice(0, 12);
     this.#generationKey = `fs\0g\0${this.#rootId}`;
     if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
-    if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters);
+    if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters, this.#root.sync.rewrite);
     if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.path, resolved.accessStatsLimit);
     if (this.#writeMode === 'write-back' && resolved.flushIntervalMs > 0) {
       this.#flushTimer = setInterval(() => this.#backgroundFlush(), resolved.flushIntervalMs);
@@ -164,7 +164,7 @@ export class CacheFS extends EventEmitter {
     }
   }
 
-  /** The real path of the root directory. */
+  /** The real path of the root directory ("/" for an InodeFS). */
   get root() {
     return this.#root.path;
   }
@@ -190,12 +190,12 @@ export class CacheFS extends EventEmitter {
 
   /** Runs an operation's flow with node:fs/promises, unless closed (then rejects). */
   #runAsync(flow) {
-    return this.#closed ? Promise.reject(closedError()) : runAsync(flow);
+    return this.#closed ? Promise.reject(closedError()) : runAsync(flow, this.#root.async);
   }
 
   #runSync(flow) {
     this.#check();
-    return runSync(flow);
+    return runSync(flow, this.#root.sync);
   }
 
   /**
@@ -217,14 +217,14 @@ export class CacheFS extends EventEmitter {
     const encoding = options === undefined ? null : readEncoding(options, 'readFile');
     if (this.#access !== null) this.#access.record(this.#root.key(path));
     const hit = this.#readHit(path);
-    return decode(hit ?? (await runAsync(this.#readFlow(path))), encoding);
+    return decode(hit ?? (await runAsync(this.#readFlow(path), this.#root.async)), encoding);
   }
 
   readFileSync(path, options) {
     this.#check();
     const encoding = options === undefined ? null : readEncoding(options, 'readFileSync');
     if (this.#access !== null) this.#access.record(this.#root.key(path));
-    return decode(this.#readHit(path) ?? runSync(this.#readFlow(path)), encoding);
+    return decode(this.#readHit(path) ?? runSync(this.#readFlow(path), this.#root.sync), encoding);
   }
 
   /** A read served from fresh metadata and cached data without any I/O, or null (then #readFlow runs). */
@@ -315,7 +315,7 @@ export class CacheFS extends EventEmitter {
     this.#root.confine(absolute, path);
     // The descriptor must see what the cache serves: a dirty version goes to disk first.
     this.#flushKey(key);
-    const handle = await fsp.open(absolute, flags, mode);
+    const handle = await this.#root.async.open(absolute, flags, mode);
     const files = {
       key,
       validateMs: this.#validateMs,
@@ -411,7 +411,7 @@ export class CacheFS extends EventEmitter {
   }
 
   #warmRead(given) {
-    return this.#readHit(given) ?? runAsync(this.#readFlow(given));
+    return this.#readHit(given) ?? runAsync(this.#readFlow(given), this.#root.async);
   }
 
   async #listFiles(dirKey, recursive, pattern) {
@@ -668,7 +668,7 @@ export class CacheFS extends EventEmitter {
       if (dirty !== null) return dirty;
     }
     // Flushes keep overlapping: read under the lock, where none can.
-    return writeBack.read(key, fromStore, () => loadSync(absolute));
+    return writeBack.read(key, fromStore, () => this.#root.sync.load(absolute));
   }
 
   *#statFlow(given) {
@@ -756,7 +756,7 @@ export class CacheFS extends EventEmitter {
       append,
       mode,
       limit: this.#maxFileBytes,
-      base: () => fs.readFileSync(absolute),
+      base: () => this.#root.sync.readFile(absolute),
       publish: (size, mtimeMs, stats, whole) => {
         // Spilled: written to disk, as write-through would have.
         if (stats !== undefined) return this.#remember(key, statRecord(stats, Date.now()), whole);

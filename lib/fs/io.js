@@ -1,9 +1,11 @@
 // Disk I/O for CacheFS, in both forms node:fs offers.
 //
-// Each CacheFS operation is written once, as a generator that yields the disk
-// operations it needs (['stat', path], ...); runSync() performs them with the
-// synchronous node:fs calls and runAsync() with node:fs/promises, so
-// readFile() and readFileSync() share every line of their caching logic.
+// Each CacheFS operation is written once, as a generator that yields the
+// storage operations it needs (['stat', path], ...); runSync() performs them
+// with a backing's synchronous operations and runAsync() with its
+// asynchronous ones, so readFile() and readFileSync() share every line of
+// their caching logic. DISK_SYNC and DISK_ASYNC are a directory's (node:fs
+// and node:fs/promises); an InodeFS brings its own (see backing.js).
 
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -88,7 +90,7 @@ async function storeAsync(path, data, flag, mode) {
   }
 }
 
-const SYNC = {
+export const DISK_SYNC = {
   stat: (path) => fs.statSync(path),
   load: loadSync,
   readdir: (path) => fs.readdirSync(path),
@@ -97,9 +99,11 @@ const SYNC = {
   unlink: (path) => fs.unlinkSync(path),
   rename: (from, to) => fs.renameSync(from, to),
   rm: (path, options) => fs.rmSync(path, options),
+  rewrite: rewriteSync,
+  readFile: (path) => fs.readFileSync(path),
 };
 
-const ASYNC = {
+export const DISK_ASYNC = {
   stat: (path) => fsp.stat(path),
   // The addon does the five calls in one trip to the thread pool.
   load: loadFile ?? loadAsync,
@@ -109,16 +113,17 @@ const ASYNC = {
   unlink: (path) => fsp.unlink(path),
   rename: (from, to) => fsp.rename(from, to),
   rm: (path, options) => fsp.rm(path, options),
+  open: (path, flags, mode) => fsp.open(path, flags, mode),
 };
 
-/** Runs an operation's generator with synchronous disk calls. */
-export function runSync(flow) {
+/** Runs an operation's generator with the synchronous operations `ops`. */
+export function runSync(flow, ops) {
   let step = flow.next();
   while (!step.done) {
     const [name, ...args] = step.value;
     let result;
     try {
-      result = SYNC[name](...args);
+      result = ops[name](...args);
     } catch (error) {
       step = flow.throw(error);
       continue;
@@ -128,14 +133,14 @@ export function runSync(flow) {
   return step.value;
 }
 
-/** Runs an operation's generator with node:fs/promises. */
-export async function runAsync(flow) {
+/** Runs an operation's generator with the asynchronous operations `ops`. */
+export async function runAsync(flow, ops) {
   let step = flow.next();
   while (!step.done) {
     const [name, ...args] = step.value;
     let result;
     try {
-      result = await ASYNC[name](...args);
+      result = await ops[name](...args);
     } catch (error) {
       step = flow.throw(error);
       continue;

@@ -1,5 +1,6 @@
 // CacheFS options: one object of defaults and the checks that name the option.
 
+import { kBacking } from './backing.js';
 import { describe } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
 import { BlockStore } from '../cache/block-store.js';
@@ -9,7 +10,7 @@ export const WRITE_MODES = Object.freeze(['write-through', 'write-back', 'write-
 
 /** Every option of `new CacheFS(options)` with its default. */
 export const DEFAULTS = Object.freeze({
-  /** The directory CacheFS serves; every path is confined to it (required). */
+  /** What CacheFS serves (required): the path of a directory on disk (every path is confined to it), or an InodeFS (its whole tree). */
   root: undefined,
   /** The SharedCache holding file data and metadata (required). */
   cache: undefined,
@@ -53,8 +54,8 @@ export const DEFAULTS = Object.freeze({
 export function resolveOptions(options) {
   if (options === undefined) throw new TypeError('options.root and options.cache are required: new CacheFS({ root, cache })');
   const resolved = withDefaults(options, DEFAULTS, 'options');
-  if (typeof resolved.root !== 'string' || resolved.root.length === 0) {
-    throw new TypeError(`options.root must be the path of a directory (got ${describe(resolved.root)})`);
+  if (!(typeof resolved.root === 'string' && resolved.root.length > 0) && typeof resolved.root?.[kBacking] !== 'function') {
+    throw new TypeError(`options.root must be the path of a directory or an InodeFS (got ${describe(resolved.root)})`);
   }
   if (!(resolved.cache instanceof SharedCache)) throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
   if (!WRITE_MODES.includes(resolved.writeMode)) {

@@ -1,16 +1,14 @@
-// Paths confined to a root directory.
+// Paths relative to a root.
 //
 // Every path a CacheFS call takes is relative to its root (a leading "/" is
 // the root itself). A path that leaves the root lexically ("../x") is refused
 // before anything is looked up; one that leaves it through a symbolic link
-// (a link inside the root pointing outside) is refused whenever the disk is
-// touched, by resolving the real path of the deepest existing ancestor.
+// is the backing's to refuse (see DiskBacking#confine in backing.js).
 
-import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 
-function outside(given, root) {
+export function outside(given, root) {
   return new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is outside the root ${root}`);
 }
 
@@ -20,12 +18,9 @@ const KEY_MEMO_SIZE = 4096;
 export class Root {
   #keys = new Map();
 
-  /** @param {string} root an existing directory */
+  /** @param {string} root the path keys are relative to (absolute() joins them to it) */
   constructor(root) {
-    this.path = realpathSync(root);
-    if (!statSync(this.path).isDirectory()) {
-      throw Object.assign(new Error(`ENOTDIR: not a directory, '${root}'`), { code: 'ENOTDIR' });
-    }
+    this.path = root;
   }
 
   /**
@@ -49,34 +44,13 @@ export class Root {
 
   /** The absolute path of a key. */
   absolute(key) {
-    return key === '' ? this.path : `${this.path}/${key}`;
+    if (key === '') return this.path;
+    return this.path.endsWith('/') ? `${this.path}${key}` : `${this.path}/${key}`;
   }
 
   /** { key, absolute } of `given` (see key()). */
   resolve(given, name = 'path') {
     const key = this.key(given, name);
     return { key, absolute: this.absolute(key) };
-  }
-
-  /**
-   * Checks that no symbolic link takes `absolute` out of the root: the real
-   * path of its deepest existing ancestor (itself, if it exists) stays inside.
-   */
-  confine(absolute, given) {
-    let existing = absolute;
-    let real;
-    for (;;) {
-      try {
-        // One realpath(3) call, not the JS version's lstat per component: this runs on every miss.
-        real = realpathSync.native(existing);
-        break;
-      } catch (error) {
-        if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
-        const parent = path.dirname(existing);
-        if (parent === existing) throw error;
-        existing = parent;
-      }
-    }
-    if (real !== this.path && !real.startsWith(`${this.path}/`)) throw outside(given, this.path);
   }
 }

@@ -23,7 +23,6 @@
 // first), so reads and flushes never combine blocks with the disk.
 
 import { codes } from '../errors.js';
-import { rewriteSync } from './io.js';
 
 /** Block index of a file's name record (data blocks use the indexes below it). */
 const NAME_BLOCK = 2 ** 32 - 1;
@@ -53,13 +52,16 @@ export class WriteBack {
   #maxKeyBytes;
   /** Counters the CacheFS reports (its own object, shared). */
   #counters;
+  #rewrite;
 
   /**
    * @param {import('../cache/block-store.js').BlockStore} blocks
    * @param {string} rootId 12 characters naming the root
    * @param {Record<string, number>} counters lostWrites, spilledWrites, flushedFiles, flushedBytes
+   * @param {(path: string, data: Buffer, mode: number) => object} rewrite the backing's in-place whole-file write (io.js rewriteSync), resolving to stats
    */
-  constructor(blocks, rootId, counters) {
+  constructor(blocks, rootId, counters, rewrite) {
+    this.#rewrite = rewrite;
     this.#blocks = blocks;
     this.#rootId = rootId;
     this.#counters = counters;
@@ -216,7 +218,7 @@ export class WriteBack {
   }
 
   #spill(file, absolute, whole, record, publish, drop) {
-    const stats = rewriteSync(absolute, whole, record.mode);
+    const stats = this.#rewrite(absolute, whole, record.mode);
     if (drop) this.#blocks.drop(file);
     this.#counters.spilledWrites++;
     publish(record.size, record.mtimeMs, stats, whole);
@@ -234,7 +236,7 @@ export class WriteBack {
       if (name === null) return false;
       const content = this.#content(file, name);
       if (content === null) return false;
-      const stats = rewriteSync(destination(), content, name.mode);
+      const stats = this.#rewrite(destination(), content, name.mode);
       this.#blocks.drop(file);
       this.#counters.flushedFiles++;
       this.#counters.flushedBytes += content.length;

@@ -3,13 +3,15 @@
 // like CacheFS's handle, with the same argument checks.
 //
 // A handle holds its file's inode number, so it follows the file across
-// renames; once the file is removed, its calls fail with ENOENT (an InodeFS
-// keeps no unlinked inodes alive). Each write is one transaction.
+// renames, and holds the file itself: one removed while open lives on
+// (nameless, nlink 0) until its last handle closes, as on POSIX. Each
+// write is one transaction.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
 import { CachedStats } from '../fs/stats.js';
 import { fsError, missingContent } from './errors.js';
+import { touch } from './store.js';
 
 /** node:fs open flags: what each allows and does. */
 const FLAGS = Object.freeze({
@@ -37,6 +39,17 @@ export function parseFlags(flags) {
   return { read: false, write: false, create: false, truncate: false, append: false, ...base, exclusive };
 }
 
+// A handle dropped without close() would hold its file forever (a removed
+// file would never go): let go of it when the handle is collected.
+const unclosed = new FinalizationRegistry(({ release, ino, path }) => {
+  try {
+    release(ino);
+  } catch {
+    // The InodeFS went first; the next owner of the store removes what was held.
+  }
+  process.emitWarning(`an InodeFS file handle of ${path} was garbage-collected without close(); close() it when done`, { code: 'ARENACACHE_HANDLE_LEAK' });
+});
+
 export class InodeFileHandle {
   #ino;
   #path;
@@ -49,14 +62,15 @@ export class InodeFileHandle {
    * @param {number} ino the open file's inode
    * @param {string} path as given to open()
    * @param {ReturnType<typeof parseFlags>} access
-   * @param {{ view(): object, uncachedView(): object, write?(work: (tx) => unknown): unknown }} files
-   *   the InodeFS's (or snapshot's) reads and writes
+   * @param {{ view(): object, uncachedView(): object, write?(work: (tx) => unknown): unknown, release?(ino: number): unknown }} files
+   *   the InodeFS's (or snapshot's) reads and writes, and how to let go of the file
    */
   constructor(ino, path, access, files) {
     this.#ino = ino;
     this.#path = path;
     this.#access = access;
     this.#files = files;
+    if (files.release !== undefined) unclosed.register(this, { release: files.release, ino, path }, this);
   }
 
   /**
@@ -89,11 +103,12 @@ export class InodeFileHandle {
       const inode = this.#inode(tx, 'write');
       const from = this.#access.append ? inode.size : at ?? this.#position;
       tx.writeAt(inode, from, bytes);
-      inode.mtimeMs = inode.ctimeMs = Date.now();
+      touch(inode);
       tx.putInode(inode);
       return from + count;
     });
-    if (at === null || this.#access.append) this.#position = end;
+    // pwrite(2) leaves the position alone, even when O_APPEND makes it append.
+    if (at === null) this.#position = end;
     return { bytesWritten: count, buffer };
   }
 
@@ -105,7 +120,7 @@ export class InodeFileHandle {
     this.#files.write((tx) => {
       const inode = this.#inode(tx, 'ftruncate');
       tx.truncate(inode, length);
-      inode.mtimeMs = inode.ctimeMs = Date.now();
+      touch(inode);
       tx.putInode(inode);
     });
   }
@@ -133,9 +148,12 @@ export class InodeFileHandle {
     throw missingContent(this.#path);
   }
 
-  /** Closes the handle; later calls fail with ERR_HANDLE_CLOSED. Closing twice is harmless. */
+  /** Closes the handle (a removed file it held goes now); later calls fail with ERR_HANDLE_CLOSED. Closing twice is harmless. */
   async close() {
+    if (this.#closed) return;
     this.#closed = true;
+    unclosed.unregister(this);
+    this.#files.release?.(this.#ino);
   }
 
   #check() {
@@ -144,7 +162,8 @@ export class InodeFileHandle {
 
   #checkWritable(syscall) {
     if (this.#files.write === undefined) throw fsError('EROFS', syscall, this.#path);
-    if (!this.#access.write) throw fsError('EBADF', syscall, this.#path);
+    // Linux: write(2) on a read-only descriptor is EBADF, ftruncate(2) EINVAL.
+    if (!this.#access.write) throw fsError(syscall === 'ftruncate' ? 'EINVAL' : 'EBADF', syscall, this.#path);
   }
 
   #inode(view, syscall) {

@@ -8,12 +8,15 @@ import { InodeCache } from './inode-cache.js';
 import { fsError } from './errors.js';
 import { resolve } from './resolve.js';
 import { toBytes, writeOptions } from '../fs/arguments.js';
-import { FsReader } from './reader.js';
+import { FsReader, promiseForms } from './reader.js';
+import { CachedStats } from '../fs/stats.js';
+import { kBacking } from '../fs/backing.js';
+import { InodeBacking } from './backing.js';
 import { Snapshot } from './snapshot.js';
 import { InodeFileHandle, parseFlags } from './file-handle.js';
 import { fsck } from './fsck.js';
 import { reclaimHistory } from './history.js';
-import { direntKey, inodeKey, InodeStore, newInode, ROOT_INO } from './store.js';
+import { after, direntKey, inodeKey, InodeStore, newInode, ROOT_INO, touch } from './store.js';
 
 /** The longest persistent snapshot name, in UTF-8 bytes. */
 const MAX_SNAPSHOT_NAME_BYTES = 255;
@@ -96,33 +99,44 @@ export class InodeFS extends FsReader {
     return this.#store.freshView();
   }
 
+  /** This InodeFS as the storage of a CacheFS: new CacheFS({ root: inodeFs, cache }). */
+  [kBacking]() {
+    if (this.#closed) throw closedError();
+    return new InodeBacking(this);
+  }
+
   get path() {
     return this.#store.path;
   }
 
-  async writeFile(path, data, options) {
+  writeFileSync(path, data, options) {
     const { encoding, mode = 0o666 } = writeOptions(options, 'writeFile');
-    const bytes = toBytes(data, encoding);
-    this.#write((tx) => {
-      const inode = this.#fileForWrite(tx, path, mode);
-      tx.setContent(inode, bytes);
-      inode.mtimeMs = inode.ctimeMs = Date.now();
-      tx.putInode(inode);
-    });
+    this.storeSync(path, toBytes(data, encoding), 'w', mode);
   }
 
-  async appendFile(path, data, options) {
+  appendFileSync(path, data, options) {
     const { encoding, mode = 0o666 } = writeOptions(options, 'appendFile');
-    const bytes = toBytes(data, encoding);
-    this.#write((tx) => {
+    this.storeSync(path, toBytes(data, encoding), 'a', mode);
+  }
+
+  /**
+   * Writes `bytes` to the file at `path` (created with `mode` if missing):
+   * `how` 'w' replaces its content, 'a' appends, 'create' only creates it.
+   * Returns its stats as this write left them: what CacheFS's `store`
+   * operation gives (see lib/fs/backing.js).
+   */
+  storeSync(path, bytes, how, mode) {
+    return this.#write((tx) => {
       const inode = this.#fileForWrite(tx, path, mode);
-      tx.setContent(inode, Buffer.concat([tx.content(inode), bytes]));
-      inode.mtimeMs = inode.ctimeMs = Date.now();
+      if (how === 'create') return new CachedStats(inode);
+      tx.setContent(inode, how === 'a' ? Buffer.concat([tx.content(inode), bytes]) : bytes);
+      touch(inode);
       tx.putInode(inode);
+      return new CachedStats(inode);
     });
   }
 
-  async mkdir(path, options) {
+  mkdirSync(path, options) {
     const recursive = options?.recursive === true;
     const mode = options?.mode ?? 0o777;
     checkInteger(mode, 'options.mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
@@ -150,7 +164,7 @@ export class InodeFS extends FsReader {
     });
   }
 
-  async symlink(target, path) {
+  symlinkSync(target, path) {
     if (typeof target !== 'string' || target.length === 0) throw new TypeError(`target must be a non-empty string (got ${describe(target)})`);
     this.#write((tx) => {
       const { parent, name, inode } = resolve(tx, path, 'symlink', false);
@@ -162,7 +176,7 @@ export class InodeFS extends FsReader {
     });
   }
 
-  async unlink(path) {
+  unlinkSync(path) {
     this.#write((tx) => {
       const { parent, name, inode } = resolve(tx, path, 'unlink', false);
       if (inode === undefined) throw fsError('ENOENT', 'unlink', path);
@@ -171,11 +185,19 @@ export class InodeFS extends FsReader {
     });
   }
 
-  async rm(path, options) {
+  rmSync(path, options) {
     const recursive = options?.recursive === true;
     const force = options?.force === true;
     this.#write((tx) => {
-      const { parent, name, inode } = resolve(tx, path, 'rm', false);
+      let found;
+      try {
+        found = resolve(tx, path, 'rm', false);
+      } catch (error) {
+        // Like node:fs, force ignores a missing parent (not a file in the way: ENOTDIR).
+        if (force && error.code === 'ENOENT') return;
+        throw error;
+      }
+      const { parent, name, inode } = found;
       if (inode === undefined) {
         if (force) return;
         throw fsError('ENOENT', 'rm', path);
@@ -186,7 +208,7 @@ export class InodeFS extends FsReader {
     });
   }
 
-  async rename(from, to) {
+  renameSync(from, to) {
     this.#write((tx) => {
       const source = resolve(tx, from, 'rename', false);
       if (source.inode === undefined) throw fsError('ENOENT', 'rename', from, to);
@@ -200,17 +222,16 @@ export class InodeFS extends FsReader {
         if (target.inode.type === 'dir' && tx.entries(target.inode.ino).length > 0) throw fsError('ENOTEMPTY', 'rename', from, to);
         this.#removeTree(tx, target.parent, target.name, target.inode);
       }
-      const now = Date.now();
       tx.removeDirent(source.parent.ino, source.name);
       tx.putDirent(target.parent.ino, target.name, source.inode.ino, source.inode.type);
       if (source.inode.type === 'dir' && source.parent.ino !== target.parent.ino) {
-        this.#touchDir(tx, source.parent.ino, -1, now);
-        this.#touchDir(tx, target.parent.ino, +1, now);
+        this.#touchDir(tx, source.parent.ino, -1);
+        this.#touchDir(tx, target.parent.ino, +1);
       } else {
-        this.#touchDir(tx, source.parent.ino, 0, now);
-        if (target.parent.ino !== source.parent.ino) this.#touchDir(tx, target.parent.ino, 0, now);
+        this.#touchDir(tx, source.parent.ino, 0);
+        if (target.parent.ino !== source.parent.ino) this.#touchDir(tx, target.parent.ino, 0);
       }
-      source.inode.ctimeMs = now;
+      source.inode.ctimeMs = after(source.inode.ctimeMs);
       if (source.inode.type === 'dir') source.inode.parent = target.parent.ino;
       tx.putInode(source.inode);
     });
@@ -288,60 +309,62 @@ export class InodeFS extends FsReader {
   async open(path, flags = 'r', mode = 0o666) {
     const access = parseFlags(flags);
     checkInteger(mode, 'mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
-    const files = { view: () => this.view(), uncachedView: () => this.uncachedView(), write: (work) => this.#write(work) };
-    if (!access.create && !access.truncate) {
-      const { inode } = resolve(this.view(), path, 'open');
-      if (inode === undefined) throw fsError('ENOENT', 'open', path);
-      if (inode.type === 'dir' && access.write) throw fsError('EISDIR', 'open', path);
-      return new InodeFileHandle(inode.ino, path, access, files);
-    }
+    const files = {
+      view: () => this.view(),
+      uncachedView: () => this.uncachedView(),
+      write: (work) => this.#write(work),
+      // Closed (or collected unclosed): the handle's hold on the file ends.
+      release: (ino) => this.#closed || this.#write((tx) => tx.holdInode(ino, -1)),
+    };
     const ino = this.#write((tx) => {
       const { inode: existing } = resolve(tx, path, 'open');
       if (existing !== undefined && access.exclusive) throw fsError('EEXIST', 'open', path);
       if (existing === undefined && !access.create) throw fsError('ENOENT', 'open', path);
-      const inode = this.#fileForWrite(tx, path, mode);
+      if (existing?.type === 'dir' && access.write) throw fsError('EISDIR', 'open', path);
+      const inode = existing?.type === 'dir' ? existing : this.#fileForWrite(tx, path, mode);
       if (access.truncate && inode.size > 0) {
         tx.setContent(inode, Buffer.alloc(0));
-        inode.mtimeMs = inode.ctimeMs = Date.now();
+        touch(inode);
         tx.putInode(inode);
       }
+      tx.holdInode(inode.ino, +1);
       return inode.ino;
     });
     return new InodeFileHandle(ino, path, access, files);
   }
 
   /** Cuts the file at `path` to `length` bytes (default 0), or extends it with zeros. */
-  async truncate(path, length = 0) {
+  truncateSync(path, length = 0) {
     checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER, 'an integer from 0 to 9007199254740991');
     this.#write((tx) => {
       const inode = this.#existing(tx, path, 'open');
       if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
       tx.truncate(inode, length);
-      inode.mtimeMs = inode.ctimeMs = Date.now();
+      touch(inode);
       tx.putInode(inode);
     });
   }
 
   /** Sets the permission bits of `path` (links are followed). */
-  async chmod(path, mode) {
+  chmodSync(path, mode) {
     checkInteger(mode, 'mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
     this.#write((tx) => {
       const inode = this.#existing(tx, path, 'chmod');
       inode.mode = (inode.mode & ~0o7777) | mode;
-      inode.ctimeMs = Date.now();
+      inode.ctimeMs = after(inode.ctimeMs);
       tx.putInode(inode);
     });
   }
 
   /** Sets the access and modification times of `path` (Dates, or seconds since the epoch, as node:fs takes them). */
-  async utimes(path, atime, mtime) {
+  utimesSync(path, atime, mtime) {
     const atimeMs = timeMs(atime, 'atime');
     const mtimeMs = timeMs(mtime, 'mtime');
     this.#write((tx) => {
       const inode = this.#existing(tx, path, 'utime');
       inode.atimeMs = atimeMs;
       inode.mtimeMs = mtimeMs;
-      inode.ctimeMs = Date.now();
+      inode.ctimeMs = after(inode.ctimeMs);
       tx.putInode(inode);
     });
   }
@@ -418,13 +441,13 @@ export class InodeFS extends FsReader {
     if (inode.type === 'dir') inode.parent = parent.ino;
     tx.putInode(inode);
     tx.putDirent(parent.ino, name, inode.ino, inode.type);
-    this.#touchDir(tx, parent.ino, inode.type === 'dir' ? 1 : 0, inode.ctimeMs);
+    this.#touchDir(tx, parent.ino, inode.type === 'dir' ? 1 : 0);
   }
 
   #unlinkEntry(tx, parent, name, inode) {
     tx.removeDirent(parent.ino, name);
-    tx.removeInode(inode);
-    this.#touchDir(tx, parent.ino, inode.type === 'dir' ? -1 : 0, Date.now());
+    tx.unlinkInode(inode);
+    this.#touchDir(tx, parent.ino, inode.type === 'dir' ? -1 : 0);
   }
 
   #removeTree(tx, parent, name, inode) {
@@ -434,11 +457,11 @@ export class InodeFS extends FsReader {
     this.#unlinkEntry(tx, parent, name, inode);
   }
 
-  /** A directory's mtime/ctime move to `now`; its link count by `links` (subdirectories' ".."). */
-  #touchDir(tx, ino, links, now) {
+  /** A directory's entries changed: new times; its link count moves by `links` (subdirectories' ".."). */
+  #touchDir(tx, ino, links) {
     const dir = tx.inode(ino);
     dir.nlink += links;
-    dir.mtimeMs = dir.ctimeMs = now;
+    touch(dir);
     tx.putInode(dir);
   }
 
@@ -450,6 +473,8 @@ export class InodeFS extends FsReader {
     }
   }
 }
+
+promiseForms(InodeFS, ['writeFile', 'appendFile', 'mkdir', 'symlink', 'unlink', 'rm', 'rename', 'truncate', 'chmod', 'utimes']);
 
 function checkSnapshotName(name) {
   if (Buffer.byteLength(name) > MAX_SNAPSHOT_NAME_BYTES) {

@@ -17,11 +17,11 @@ export class FsReader {
     throw new Error('FsReader subclasses define view()');
   }
 
-  async stat(path) {
+  statSync(path) {
     return new CachedStats(this.#existing(this.view(), path, 'stat', true));
   }
 
-  async lstat(path) {
+  lstatSync(path) {
     return new CachedStats(this.#existing(this.view(), path, 'lstat', false));
   }
 
@@ -30,25 +30,19 @@ export class FsReader {
     return this.view();
   }
 
-  async readFile(path, options) {
+  readFileSync(path, options) {
     const encoding = readEncoding(options, 'readFile');
-    for (const view of [this.view(), this.uncachedView()]) {
-      const inode = this.#existing(view, path, 'open', true);
-      if (inode.type === 'dir') throw fsError('EISDIR', 'read', path);
-      const content = view.content(inode);
-      if (content !== null) return decode(Buffer.from(content), encoding);
-    }
-    throw missingContent(path);
+    return decode(this.loadSync(path).data, encoding);
   }
 
-  async readdir(path) {
+  readdirSync(path) {
     const view = this.view();
     const inode = this.#existing(view, path, 'scandir', true);
     if (inode.type !== 'dir') throw fsError('ENOTDIR', 'scandir', path);
     return view.entries(inode.ino).map((entry) => entry.name);
   }
 
-  async readlink(path) {
+  readlinkSync(path) {
     const inode = this.#existing(this.view(), path, 'readlink', false);
     if (inode.type !== 'symlink') throw fsError('EINVAL', 'readlink', path);
     return inode.target;
@@ -75,6 +69,23 @@ export class FsReader {
       }
       pending.push(...children.reverse());
     }
+  }
+
+  /**
+   * The whole file at `path` and its stats, read from one state: what
+   * CacheFS's `load` operation gives (see lib/fs/backing.js).
+   */
+  loadSync(path) {
+    for (const view of [this.view(), this.uncachedView()]) {
+      const inode = this.#existing(view, path, 'open', true);
+      if (inode.type === 'dir') throw fsError('EISDIR', 'read', path);
+      const content = view.content(inode);
+      if (content !== null) {
+        const stats = new CachedStats(inode);
+        return { before: stats, data: Buffer.from(content), after: stats };
+      }
+    }
+    throw missingContent(path);
   }
 
   /**
@@ -119,3 +130,23 @@ function copyFrom(options) {
   if (typeof from !== 'string') throw new TypeError(`options.from must be a path string (got ${describe(from)})`);
   return from;
 }
+
+/**
+ * Gives `Class` the promise form of each `${name}Sync` method (`name`
+ * resolves to what `nameSync` returns and rejects with what it throws), as
+ * node:fs/promises mirrors node:fs.
+ */
+export function promiseForms(Class, names) {
+  for (const name of names) {
+    const sync = Class.prototype[`${name}Sync`];
+    Object.defineProperty(Class.prototype, name, {
+      value: async function (...args) {
+        return sync.apply(this, args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+promiseForms(FsReader, ['stat', 'lstat', 'readFile', 'readdir', 'readlink']);

@@ -102,7 +102,12 @@ export class Snapshot extends FsReader {
 
 // Writes to a snapshot fail as they would on a read-only filesystem.
 for (const method of ['writeFile', 'appendFile', 'mkdir', 'unlink', 'rm', 'rename', 'symlink', 'chmod', 'utimes', 'truncate']) {
-  Snapshot.prototype[method] = async function readOnly(path) {
-    throw fsError('EROFS', method === 'writeFile' || method === 'appendFile' ? 'open' : method, typeof path === 'string' ? path : describe(path));
+  const syscall = method === 'writeFile' || method === 'appendFile' ? 'open' : method;
+  const readOnly = (path) => fsError('EROFS', syscall, typeof path === 'string' ? path : describe(path));
+  Snapshot.prototype[`${method}Sync`] = function readOnlySync(path) {
+    throw readOnly(path);
+  };
+  Snapshot.prototype[method] = async function readOnlyAsync(path) {
+    throw readOnly(path);
   };
 }

@@ -18,6 +18,10 @@
 //   inodeHistory   [ino, lastEpoch] -> an inode record some persistent
 //                  snapshot still needs (current from epoch `e` to lastEpoch)
 //   direntHistory  [parentIno, name, lastEpoch] -> likewise, a dirent
+//   handles    ino -> how many open file handles (in the owner process's
+//              threads) hold the file: a file removed while open lives on
+//              with nlink 0 until its last handle closes, as on POSIX; a
+//              new owner process removes such files left by a dead one
 //
 // Persistent snapshots cost O(changes), not O(tree): taking one records
 // the current epoch and starts the next. A record is copied to history only
@@ -42,12 +46,26 @@ const VERSION = 1;
 /** LMDB's meta page magic, where lmdb-js's format has it (page 0, byte 24). */
 const LMDB_MAGIC = 0xbeefc0de;
 const LMDB_MAGIC_OFFSET = 24;
-const OUR_DATABASES = new Set(['meta', 'inodes', 'dirents', 'blobs', 'refs', 'snapshots', 'inodeHistory', 'direntHistory']);
+const OUR_DATABASES = new Set(['meta', 'inodes', 'dirents', 'blobs', 'refs', 'snapshots', 'inodeHistory', 'direntHistory', 'handles']);
 
 export const S_IFMT = 0o170000;
 export const S_IFREG = 0o100000;
 export const S_IFDIR = 0o040000;
 export const S_IFLNK = 0o120000;
+
+/**
+ * A time (ms) after `previous`: now, or just after `previous` if the clock
+ * has not moved past it, so every change gives a file new times (CacheFS
+ * over an InodeFS tells versions apart by them, as it does on disk).
+ */
+export function after(previous) {
+  return Math.max(performance.timeOrigin + performance.now(), previous + 0.001);
+}
+
+/** The content (or a directory's entries) changed: new modification and change times. */
+export function touch(inode) {
+  inode.mtimeMs = inode.ctimeMs = after(Math.max(inode.mtimeMs, inode.ctimeMs));
+}
 
 /** A new inode record of `type` ('file', 'dir', 'symlink'). */
 export function newInode(ino, type, mode, now) {
@@ -118,6 +136,7 @@ export class InodeStore {
       this.snapshots = this.env.openDB('snapshots');
       this.inodeHistory = this.env.openDB('inodeHistory');
       this.direntHistory = this.env.openDB('direntHistory');
+      this.handles = this.env.openDB('handles');
     } catch (cause) {
       this.env?.close();
       throw openError(path, `lmdb refuses it (${cause.message})`, cause);
@@ -169,12 +188,24 @@ export class InodeStore {
           `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
         );
       }
+      // The first opener in this process: handles counted by a previous owner are gone with it.
+      if (opens === 0) this.#dropOrphans();
       this.#privateCache = privateCache;
       this.meta.putSync('owner', { pid: process.pid, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0) });
     });
   }
 
   #privateCache = false;
+
+  /** Removes the files that were held open by handles alone (nlink 0) when their process ended. */
+  #dropOrphans() {
+    const tx = new WriteTx(this);
+    for (const { key } of this.handles.getRange({}).asArray) {
+      this.handles.removeSync(key);
+      const inode = this.inodes.get(key);
+      if (inode?.nlink === 0) tx.removeInode(inode);
+    }
+  }
 
   close() {
     this.env.transactionSync(() => {
@@ -352,6 +383,29 @@ export class WriteTx extends ReadView {
     inode.e = this.epoch;
     this.#store.inodes.putSync(inode.ino, inode);
     this.changes.set(inodeKey(inode.ino), inode);
+  }
+
+  /** An open handle takes (+1) or gives back (-1) its hold on file `ino`; the last one out removes a file no name holds. */
+  holdInode(ino, delta) {
+    const count = (this.#store.handles.get(ino) ?? 0) + delta;
+    if (count > 0) {
+      this.#store.handles.putSync(ino, count);
+      return;
+    }
+    this.#store.handles.removeSync(ino);
+    const inode = this.#store.inodes.get(ino);
+    if (inode?.nlink === 0) this.removeInode(inode);
+  }
+
+  /** The file lost its last name: it goes, unless open handles hold it (then it lives on with nlink 0). */
+  unlinkInode(inode) {
+    if (inode.type === 'file' && (this.#store.handles.get(inode.ino) ?? 0) > 0) {
+      inode.nlink = 0;
+      inode.ctimeMs = after(inode.ctimeMs);
+      this.putInode(inode);
+      return;
+    }
+    this.removeInode(inode);
   }
 
   removeInode(inode) {
