@@ -87,6 +87,10 @@ test('bad arguments are TypeErrors and RangeErrors that name them', async (t) =>
   await assert.rejects(InodeFS.open(''), { name: 'TypeError', message: 'path must be the path of an lmdb file (got "")' });
   await assert.rejects(InodeFS.open('/tmp/x.lmdb', { cacheSize: -1 }), { name: 'RangeError', message: 'options.cacheSize must be an integer from 0 (no cache) to 16777216 (got -1)' });
   await assert.rejects(InodeFS.open('/tmp/x.lmdb', { colour: 1 }), { name: 'TypeError' });
+  await assert.rejects(InodeFS.open('/tmp/x.lmdb', { durable: 'yes' }), { name: 'TypeError', message: 'options.durable must be a boolean (got "yes")' });
+  await assert.rejects(InodeFS.open('/tmp/x.lmdb', { maxReaders: 0 }), { name: 'RangeError', message: 'options.maxReaders must be an integer from 1 to 65536 (got 0)' });
+  await assert.rejects(InodeFS.open('/tmp/x.lmdb', { chunkBytes: 100 }), { name: 'RangeError', message: 'options.chunkBytes must be an integer from 4096 to 67108864 (got 100)' });
+  await assert.rejects(InodeFS.open('/tmp/x.lmdb', { cache: {} }), { name: 'TypeError', message: 'options.cache must be a SharedCache (got an instance of Object)' });
 });
 
 test('the store survives reopening; a closed InodeFS refuses calls', async (t) => {

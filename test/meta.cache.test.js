@@ -57,3 +57,32 @@ test('a failed write leaves no trace in the cache or the store', async (t) => {
   assert.deepEqual(await ifs.readdir('/'), ['d', 'd2', 'e']);
   assert.equal(await ifs.readFile('/d/f', 'utf8'), 'committed');
 });
+
+test('the path memo answers repeated lookups, and never outlives a write, a resize or a flush', async (t) => {
+  const ifs = await openFs(t, { cacheSize: 100 });
+  await ifs.mkdir('/d');
+  await ifs.writeFile('/d/f', 'one');
+  ifs.statSync('/d/f');
+  const before = ifs.cacheStats();
+  for (let i = 0; i < 10; i++) assert.equal(ifs.statSync('/d/f').size, 3);
+  // Each memo answer counts the lookups it saved as hits (5: /, d, /d, f, /d/f).
+  assert.equal(ifs.cacheStats().hits - before.hits, 50);
+  assert.equal(ifs.cacheStats().misses, before.misses);
+  await ifs.writeFile('/d/f', 'four');
+  assert.equal(ifs.statSync('/d/f').size, 4);
+  assert.equal(ifs.readFileSync('/d/f', 'utf8'), 'four');
+  ifs.setCacheSize(50); // a new cache: stamps of the old one mean nothing
+  ifs.statSync('/d/f');
+  ifs.statSync('/d/f');
+  ifs.setCacheSize(60);
+  await ifs.writeFile('/d/f', 'fiver');
+  assert.equal(ifs.statSync('/d/f').size, 5);
+  await ifs.rename('/d', '/e');
+  assert.throws(() => ifs.statSync('/d/f'), { code: 'ENOENT' });
+  assert.equal(ifs.statSync('/e/f').size, 5);
+  await ifs.symlink('/e/f', '/link');
+  assert.equal(ifs.statSync('/link').size, 5);
+  assert.equal(ifs.lstatSync('/link').isSymbolicLink(), true);
+  await ifs.writeFile('/e/f', 'sixsix');
+  assert.equal(ifs.statSync('/link').size, 6);
+});

@@ -218,6 +218,11 @@ export class Arena {
     return sequenceBefore(a.meta) === a.seq && sequenceBefore(b.meta) === b.seq;
   }
 
+  /** Whether `stamp` still holds: no writer has taken its shard's lock since. */
+  stampHolds(stamp) {
+    return sequenceBefore(stamp.meta) === stamp.seq;
+  }
+
   readEntry(shard, key, keyLength, expected, hash, wantValue) {
     const slot = shard.findSlot(key, keyLength, expected, hash);
     this.lastSlot = slot;

@@ -40,6 +40,7 @@ const kAttach = Symbol('attach');
  */
 export const kReadStamp = Symbol('readStamp');
 export const kStampsHold = Symbol('stampsHold');
+export const kStampHolds = Symbol('stampHolds');
 export const kFillLocked = Symbol('fillLocked');
 
 function closedError() {
@@ -201,6 +202,10 @@ export class SharedCache {
 
   [kStampsHold](a, b) {
     return !this.#closed && this.#arena.stampsHold(a, b);
+  }
+
+  [kStampHolds](stamp) {
+    return !this.#closed && this.#arena.stampHolds(stamp);
   }
 
   /**

@@ -80,14 +80,28 @@ export function isDirectoryRecord(record) {
   return (record.mode & S_IFMT) === S_IFDIR;
 }
 
-/** Shaped like node:fs Stats: the same fields, Date fields and is*() methods. */
+/**
+ * Shaped like node:fs Stats: the same fields, Date fields and is*() methods.
+ * The fields are assigned one by one (one hidden class for every instance),
+ * and each Date is made when first read: a stat that nobody asks the time
+ * of costs no Dates (a cached stat is otherwise mostly Date construction).
+ */
 export class CachedStats {
   constructor(record) {
-    for (const field of FIELDS) this[field] = record[field];
-    this.atime = new Date(record.atimeMs);
-    this.mtime = new Date(record.mtimeMs);
-    this.ctime = new Date(record.ctimeMs);
-    this.birthtime = new Date(record.birthtimeMs);
+    this.dev = record.dev;
+    this.ino = record.ino;
+    this.mode = record.mode;
+    this.nlink = record.nlink;
+    this.uid = record.uid;
+    this.gid = record.gid;
+    this.rdev = record.rdev;
+    this.size = record.size;
+    this.blksize = record.blksize;
+    this.blocks = record.blocks;
+    this.atimeMs = record.atimeMs;
+    this.mtimeMs = record.mtimeMs;
+    this.ctimeMs = record.ctimeMs;
+    this.birthtimeMs = record.birthtimeMs;
   }
 
   isFile() {
@@ -117,4 +131,21 @@ export class CachedStats {
   isSocket() {
     return (this.mode & S_IFMT) === 0o140000;
   }
+}
+
+// atime, mtime, ctime, birthtime: made from the *Ms field when first read,
+// then an ordinary (writable, enumerable) property of the instance.
+for (const name of ['atime', 'mtime', 'ctime', 'birthtime']) {
+  const own = (stats, value) => Object.defineProperty(stats, name, { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(CachedStats.prototype, name, {
+    get() {
+      const date = new Date(this[`${name}Ms`]);
+      own(this, date);
+      return date;
+    },
+    set(value) {
+      own(this, value);
+    },
+    configurable: true,
+  });
 }

@@ -8,7 +8,7 @@
 // a writer has just written: either its fill comes first and the writer's
 // update replaces it, or it comes after and reads the new state.
 
-import { SharedCache, kFillLocked } from '../cache/shared-cache.js';
+import { SharedCache, kFillLocked, kReadStamp, kStampHolds } from '../cache/shared-cache.js';
 
 /** Shared memory per cached entry (records carry inline file data). */
 const BYTES_PER_ENTRY = 2048;
@@ -35,16 +35,57 @@ export class InodeCache {
     return this.#private;
   }
 
-  /** The cached value of `key`, else `load()`'s (stored unless undefined). */
+  get enabled() {
+    return this.#cache !== null;
+  }
+
+  /**
+   * The cached value of `key`, else `load()`'s (stored unless undefined).
+   * While a trace is on (trace()), each hit's stamp is added to it; a miss
+   * spoils it (a filled value has no stamp to check later).
+   */
   get(key, load) {
     if (this.#cache === null) return load();
     const value = this.#cache.get(key);
     if (value !== undefined) {
       this.#hits++;
+      if (this.#trace !== null) {
+        const stamp = this.#cache[kReadStamp]();
+        if (stamp === null) this.#trace = null;
+        else this.#trace.push(stamp);
+      }
       return value;
     }
     this.#misses++;
+    this.#trace = null;
     return this.#cache[kFillLocked](key, load);
+  }
+
+  #trace = null;
+
+  /** `lookups` answered without asking the cache (the path memo answered for them): hits all the same. */
+  countHits(lookups) {
+    this.#hits += lookups;
+  }
+
+  /** Starts collecting the stamps of the coming hits. */
+  trace() {
+    this.#trace = [];
+  }
+
+  /** The stamps collected since trace(), or null if some lookup missed; ends the trace. */
+  traced() {
+    const stamps = this.#trace;
+    this.#trace = null;
+    return stamps;
+  }
+
+  /** Whether every stamp still holds: the values read with them are still the cache's (no write, eviction or fill since). */
+  holds(stamps) {
+    const cache = this.#cache;
+    if (cache === null) return false;
+    for (let i = 0; i < stamps.length; i++) if (!cache[kStampHolds](stamps[i])) return false;
+    return true;
   }
 
   /** After a commit: the new values of the changed keys (undefined: gone). */
@@ -72,6 +113,7 @@ export class InodeCache {
 
   #resize(size) {
     this.#cache?.close();
+    this.#trace = null;
     this.#maxSize = size;
     this.#cache = size === 0 ? null : new SharedCache({ memoryBytes: Math.max(2 ** 20, size * BYTES_PER_ENTRY), max: size, policy: 'lru' });
   }

@@ -18,6 +18,11 @@ import { fsck } from './fsck.js';
 import { reclaimHistory } from './history.js';
 import { after, direntKey, inodeKey, InodeStore, newInode, ROOT_INO, touch } from './store.js';
 
+/** Paths the memo of resolved paths keeps per InodeFS (oldest dropped first). */
+const MEMO_ENTRIES = 4096;
+/** A memo entry's life at most: a 32-bit lock sequence that wrapped around must never look unchanged. */
+const MEMO_MAX_AGE_MS = 1000;
+
 /** The longest persistent snapshot name, in UTF-8 bytes. */
 const MAX_SNAPSHOT_NAME_BYTES = 255;
 
@@ -32,6 +37,12 @@ const DEFAULTS = Object.freeze({
   inlineBytes: 4096,
   /** The chunk size of large files in the blob store (chunks are deduplicated by content). */
   chunkBytes: 256 * 1024,
+  /**
+   * Whether each write is on disk (fsync) before it resolves. false: a
+   * killed process still loses nothing committed, but a machine crash may
+   * lose the last writes (never tear the store).
+   */
+  durable: true,
 });
 
 function resolveOptions(options = {}) {
@@ -40,6 +51,7 @@ function resolveOptions(options = {}) {
   checkInteger(resolved.maxReaders, 'options.maxReaders', 1, 2 ** 16, 'an integer from 1 to 65536');
   checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20, 'an integer from 0 to 1048576');
   checkInteger(resolved.chunkBytes, 'options.chunkBytes', 4096, 2 ** 26, 'an integer from 4096 to 67108864');
+  if (typeof resolved.durable !== 'boolean') throw new TypeError(`options.durable must be a boolean (got ${describe(resolved.durable)})`);
   if (resolved.cache !== undefined && !(resolved.cache instanceof SharedCache)) {
     throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
   }
@@ -91,8 +103,37 @@ export class InodeFS extends FsReader {
 
   view() {
     if (this.#closed) throw closedError();
-    return this.#cachedView;
+    // Without a cache, one fresh read transaction serves the whole call.
+    return this.#cache.enabled ? this.#cachedView : this.#store.freshView();
   }
+
+  /**
+   * Resolves through the path memo: a path resolved from cache hits alone
+   * is remembered with the stamps of those hits, and answered again while
+   * every stamp holds (no thread or process has written, evicted or filled
+   * those cache shards since), for at most MEMO_MAX_AGE_MS.
+   */
+  existing(view, path, syscall, follow) {
+    if (view !== this.#cachedView) return super.existing(view, path, syscall, follow);
+    const memo = follow ? this.#memo : this.#memoNoFollow;
+    const known = memo.get(path);
+    const now = Date.now();
+    if (known !== undefined && now < known.until && this.#cache.holds(known.stamps)) {
+      this.#cache.countHits(known.stamps.length);
+      return known.inode;
+    }
+    this.#cache.trace();
+    const inode = super.existing(view, path, syscall, follow);
+    const stamps = this.#cache.traced();
+    if (stamps !== null) {
+      if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value);
+      memo.set(path, { inode, stamps, until: now + MEMO_MAX_AGE_MS });
+    }
+    return inode;
+  }
+
+  #memo = new Map();
+  #memoNoFollow = new Map();
 
   uncachedView() {
     if (this.#closed) throw closedError();
@@ -390,10 +431,18 @@ export class InodeFS extends FsReader {
       throw new ArenaCacheError(codes.ERR_INODEFS_CLOSED, 'setCacheSize() resizes the private inode cache, but this InodeFS uses options.cache (size that cache instead)');
     }
     this.#cache.resize(size);
+    this.#forgetPaths();
   }
 
   flushCache() {
     this.#cache.flush();
+    this.#forgetPaths();
+  }
+
+  /** The memo's stamps belong to the cache as it was (a resized cache is another arena): drop them. */
+  #forgetPaths() {
+    this.#memo.clear();
+    this.#memoNoFollow.clear();
   }
 
   close() {

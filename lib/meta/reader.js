@@ -18,11 +18,11 @@ export class FsReader {
   }
 
   statSync(path) {
-    return new CachedStats(this.#existing(this.view(), path, 'stat', true));
+    return new CachedStats(this.existing(this.view(), path, 'stat', true));
   }
 
   lstatSync(path) {
-    return new CachedStats(this.#existing(this.view(), path, 'lstat', false));
+    return new CachedStats(this.existing(this.view(), path, 'lstat', false));
   }
 
   /** The view to read again through when a cached record proved stale (content() gave null): the live state, uncached. */
@@ -37,13 +37,13 @@ export class FsReader {
 
   readdirSync(path) {
     const view = this.view();
-    const inode = this.#existing(view, path, 'scandir', true);
+    const inode = this.existing(view, path, 'scandir', true);
     if (inode.type !== 'dir') throw fsError('ENOTDIR', 'scandir', path);
     return view.entries(inode.ino).map((entry) => entry.name);
   }
 
   readlinkSync(path) {
-    const inode = this.#existing(this.view(), path, 'readlink', false);
+    const inode = this.existing(this.view(), path, 'readlink', false);
     if (inode.type !== 'symlink') throw fsError('EINVAL', 'readlink', path);
     return inode.target;
   }
@@ -54,7 +54,7 @@ export class FsReader {
    */
   async *walk(path = '/') {
     const view = this.view();
-    const start = this.#existing(view, path, 'scandir', true);
+    const start = this.existing(view, path, 'scandir', true);
     if (start.type !== 'dir') throw fsError('ENOTDIR', 'scandir', path);
     const base = path.replace(/\/+$/, '');
     const pending = [[base, start.ino]];
@@ -77,7 +77,7 @@ export class FsReader {
    */
   loadSync(path) {
     for (const view of [this.view(), this.uncachedView()]) {
-      const inode = this.#existing(view, path, 'open', true);
+      const inode = this.existing(view, path, 'open', true);
       if (inode.type === 'dir') throw fsError('EISDIR', 'read', path);
       const content = view.content(inode);
       if (content !== null) {
@@ -95,7 +95,7 @@ export class FsReader {
   async open(path, flags = 'r') {
     const access = parseFlags(flags);
     if (access.write) throw fsError('EROFS', 'open', path);
-    const inode = this.#existing(this.view(), path, 'open', true);
+    const inode = this.existing(this.view(), path, 'open', true);
     return new InodeFileHandle(inode.ino, path, access, { view: () => this.view(), uncachedView: () => this.uncachedView() });
   }
 
@@ -117,7 +117,8 @@ export class FsReader {
     return copyTree(this, copyFrom(options), diskTarget(dir), '/');
   }
 
-  #existing(view, path, syscall, follow) {
+  /** The inode `path` names in `view` (its last link followed when `follow`); ENOENT if none. */
+  existing(view, path, syscall, follow) {
     const { inode } = resolve(view, path, syscall, follow);
     if (inode === undefined) throw fsError('ENOENT', syscall, path);
     return inode;

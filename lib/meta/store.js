@@ -118,15 +118,15 @@ function checkLmdbHeader(path) {
 export class InodeStore {
   /**
    * @param {string} path the lmdb file
-   * @param {{ maxReaders: number, inlineBytes: number, chunkBytes: number, privateCache: boolean }} options
+   * @param {{ maxReaders: number, inlineBytes: number, chunkBytes: number, durable: boolean, privateCache: boolean }} options
    */
-  constructor(path, { maxReaders, inlineBytes, chunkBytes, privateCache }) {
+  constructor(path, { maxReaders, inlineBytes, chunkBytes, durable, privateCache }) {
     this.path = path;
     this.inlineBytes = inlineBytes;
     this.chunkBytes = chunkBytes;
     checkLmdbHeader(path);
     try {
-      this.env = open({ path, maxDbs: 12, maxReaders, noSubdir: true });
+      this.env = open({ path, maxDbs: 12, maxReaders, noSubdir: true, noSync: !durable });
       this.foreignNames = [...this.env.getKeys({ limit: 12 })].filter((name) => !OUR_DATABASES.has(name));
       this.meta = this.env.openDB('meta');
       this.inodes = this.env.openDB('inodes');
