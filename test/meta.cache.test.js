@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 
@@ -85,4 +86,37 @@ test('the path memo answers repeated lookups, and never outlives a write, a resi
   assert.equal(ifs.lstatSync('/link').isSymbolicLink(), true);
   await ifs.writeFile('/e/f', 'sixsix');
   assert.equal(ifs.statSync('/link').size, 6);
+});
+
+test('a record too large for the cache is served uncached, never left stale', async (t) => {
+  const ifs = await openFs(t, { cacheSize: 100, inlineBytes: 2 ** 20 });
+  await ifs.writeFile('/f', 'old');
+  assert.equal(ifs.statSync('/f').size, 3);
+  await ifs.writeFile('/f', Buffer.alloc(2 ** 20, 1)); // inline, larger than a cache entry can be
+  assert.equal(ifs.statSync('/f').size, 2 ** 20);
+  assert.deepEqual(ifs.readFileSync('/f'), Buffer.alloc(2 ** 20, 1));
+  ifs.flushCache();
+  assert.equal(ifs.statSync('/f').size, 2 ** 20);
+});
+
+test('one shared cache serves several stores apart, and never answers from before a reopen', async (t) => {
+  const dir = tempDir(t);
+  const cache = new SharedCache({ memoryBytes: 4 * 2 ** 20 });
+  t.after(() => cache.close());
+  const a = await InodeFS.open(path.join(dir, 'a.lmdb'), { cache });
+  const b = await InodeFS.open(path.join(dir, 'b.lmdb'), { cache });
+  await a.writeFile('/only-in-a', 'A data');
+  a.statSync('/only-in-a');
+  assert.throws(() => b.statSync('/only-in-a'), { code: 'ENOENT' });
+  await b.writeFile('/only-in-a', 'B data');
+  assert.equal(a.readFileSync('/only-in-a', 'utf8'), 'A data');
+  a.close();
+  // Another opener (another process, in real life) changes the store while the cache keeps a's entries.
+  const other = await InodeFS.open(path.join(dir, 'a.lmdb'));
+  await other.writeFile('/only-in-a', 'changed meanwhile');
+  other.close();
+  const again = await InodeFS.open(path.join(dir, 'a.lmdb'), { cache });
+  t.after(() => again.close());
+  assert.equal(again.readFileSync('/only-in-a', 'utf8'), 'changed meanwhile');
+  b.close();
 });

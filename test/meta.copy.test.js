@@ -78,4 +78,8 @@ test('a copy never merges into existing data, and its arguments are checked', as
   await assert.rejects(snap.copyTo(ifs, '/x', { from: 3 }), { name: 'TypeError', message: 'options.from must be a path string (got 3)' });
   await assert.rejects(snap.copyTo(ifs, '/x', { from: '/config/app.json' }), { code: 'ENOTDIR', message: "ENOTDIR: not a directory, copy '/config/app.json'" });
   await assert.rejects(snap.copyToDir(''), { name: 'TypeError', message: 'dir must be a directory path (got "")' });
+  // The live tree into itself would never end (a snapshot into its own InodeFS is fine).
+  await assert.rejects(ifs.copyTo(ifs, '/config/copy', { from: '/config' }), { code: 'EINVAL', message: "EINVAL: invalid argument, copy '/config' -> '/config/copy'" });
+  await assert.rejects(ifs.copyTo(ifs, '/anywhere'), { code: 'EINVAL' });
+  assert.deepEqual(await snap.copyTo(ifs, '/config/copy', { from: '/config' }), { files: 2, directories: 1, symlinks: 1, bytes: 20_007 });
 });

@@ -143,6 +143,21 @@ test('a snapshot opens files read-only, and its handles see the snapshot', async
   }
 });
 
+test('a write of nothing changes nothing, even past the end; a file over 16 GiB is EFBIG', async (t) => {
+  const ifs = await openFs(t);
+  await ifs.writeFile('/f', 'abc');
+  const before = await ifs.stat('/f');
+  const handle = await ifs.open('/f', 'r+');
+  assert.equal((await handle.write(Buffer.alloc(0), 0, 0, 1000)).bytesWritten, 0);
+  const after = await ifs.stat('/f');
+  assert.equal(after.size, 3);
+  assert.equal(after.mtimeMs, before.mtimeMs);
+  await assert.rejects(handle.truncate(2 ** 34 + 1), { code: 'EFBIG' });
+  await assert.rejects(handle.write(Buffer.from('x'), 0, 1, 2 ** 34), { code: 'EFBIG' });
+  assert.equal((await ifs.stat('/f')).size, 3);
+  await handle.close();
+});
+
 test('truncate, chmod and utimes by path', async (t) => {
   const ifs = await openFs(t);
   await ifs.writeFile('/f', Buffer.alloc(9000, 3));

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
@@ -212,4 +213,21 @@ test('randomized: every persistent snapshot reads back exactly the tree it was t
   const report = ifs.fsck();
   assert.equal(report.ok, true, JSON.stringify(report.problems));
   assert.equal(report.checked.history, 0);
+});
+
+test('a persistent snapshot deleted through another InodeFS of the store ends this one\'s handles', async (t) => {
+  const cache = new SharedCache({ memoryBytes: 2 ** 21 });
+  t.after(() => cache.close());
+  const file = path.join(tempDir(t), 'fs.lmdb');
+  const a = await InodeFS.open(file, { ...SMALL, cache });
+  const b = await InodeFS.open(file, { ...SMALL, cache });
+  t.after(() => (a.close(), b.close()));
+  await a.writeFile('/f', 'kept');
+  a.createSnapshot('shared', { persist: true });
+  await a.rm('/f');
+  const handle = a.openSnapshot('shared');
+  assert.equal(await handle.readFile('/f', 'utf8'), 'kept');
+  await b.deleteSnapshot('shared');
+  await assert.rejects(handle.readdir('/'), { code: 'ERR_INODEFS_CLOSED', message: 'snapshot "shared" was deleted' });
+  assert.equal(handle.released, true);
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 
@@ -81,4 +82,19 @@ test('a snapshot garbage-collected without release() is released, with a warning
     warning: { code: 'ARENACACHE_SNAPSHOT_LEAK', message: 'InodeFS snapshot "leaked" was garbage-collected without release(); release() it when done' },
     slotsFreed: true,
   });
+});
+
+test("a snapshot sees every write finished before it, another instance's too", async (t) => {
+  const cache = new SharedCache({ memoryBytes: 2 ** 21 });
+  t.after(() => cache.close());
+  const file = path.join(tempDir(t), 'fs.lmdb');
+  const a = await InodeFS.open(file, { cache });
+  const b = await InodeFS.open(file, { cache });
+  t.after(() => (a.close(), b.close()));
+  await a.writeFile('/f', 'v1');
+  assert.equal(a.readFileSync('/f', 'utf8'), 'v1');
+  await b.writeFile('/f', 'v2');
+  const snap = a.createSnapshot('after-v2');
+  assert.equal(await snap.readFile('/f', 'utf8'), 'v2');
+  snap.release();
 });

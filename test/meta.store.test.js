@@ -47,3 +47,16 @@ test('a store open in another live process is ERR_INODEFS_BUSY; a killed owner i
   t.after(() => ifs.close());
   assert.equal(await ifs.readFile('/f', 'utf8'), 'child');
 });
+
+test('an owner record of this pid from an earlier process (a reused pid) is replaced, not taken for this process', async (t) => {
+  const file = path.join(tempDir(t), 'fs.lmdb');
+  (await InodeFS.open(file)).close();
+  // What a process killed with its store open leaves, if this process got its pid (pid 1 in a restarted container).
+  const env = open({ path: file, noSubdir: true, maxDbs: 12 });
+  const meta = env.openDB('meta');
+  await meta.put('owner', { pid: process.pid, start: 'an earlier start', opens: 1, privateOpens: 1 });
+  await env.close();
+  const ifs = await InodeFS.open(file);
+  await ifs.writeFile('/ok', 'opened');
+  ifs.close();
+});

@@ -153,7 +153,7 @@ export class CacheFS extends EventEmitter {
     this.#generationKey = `fs\0g\0${this.#rootId}`;
     if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
     if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters, this.#root.sync.rewrite);
-    if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.path, resolved.accessStatsLimit);
+    if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.id, resolved.accessStatsLimit);
     if (this.#writeMode === 'write-back' && resolved.flushIntervalMs > 0) {
       this.#flushTimer = setInterval(() => this.#backgroundFlush(), resolved.flushIntervalMs);
       this.#flushTimer.unref();
@@ -394,7 +394,7 @@ export class CacheFS extends EventEmitter {
     const limit = options?.limit ?? 1000;
     checkInteger(limit, 'options.limit', 1, 10_000_000, 'an integer from 1 to 10000000');
     const access = this.#accessStats('warmFromStats');
-    return new WarmJob((p) => this.#warmRead(p), AccessStats.load(access.path, this.#root.path, limit), settings);
+    return new WarmJob((p) => this.#warmRead(p), AccessStats.load(access.path, this.#root.id, limit), settings);
   }
 
   /** Saves the access statistics now (they are also saved by close() and at process exit). */

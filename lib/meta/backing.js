@@ -3,6 +3,7 @@
 // a directory's. Every operation is the InodeFS's own, synchronous inside
 // (lmdb transactions), so the promise forms only wrap them.
 
+import { realpathSync } from 'node:fs';
 import { CREATE } from '../fs/io.js';
 import { Root } from '../fs/root.js';
 
@@ -17,7 +18,8 @@ export class InodeBacking extends Root {
   /** @param {import('./inode-fs.js').InodeFS} ifs */
   constructor(ifs) {
     super('/');
-    this.id = `inodefs:${ifs.path}`;
+    // By real path: one store spelled two ways is one root in a shared cache.
+    this.id = `inodefs:${realpathSync(ifs.path)}`;
     const store = (path, data, flag, mode) => ifs.storeSync(path, data, HOW.get(flag), mode);
     this.sync = {
       stat: (path) => ifs.statSync(path),

@@ -40,6 +40,9 @@ const join = (dir, name) => (dir === '/' ? `/${name}` : `${dir}/${name}`);
  */
 export async function copyTree(source, from, target, to) {
   const top = await source.stat(from);
+  // Copying a live tree into itself would copy its own copy, without end (as fs.cp, refused).
+  const inside = (child, parent) => parent === '/' || child === parent || child.startsWith(`${parent.replace(/\/+$/, '')}/`);
+  if (source === target && inside(to, from)) throw fsError('EINVAL', 'copy', from, to);
   if (!top.isDirectory()) throw fsError('ENOTDIR', 'copy', from);
   await target.mkdir(to, { recursive: true });
   if ((await target.readdir(to)).length > 0) throw fsError('ENOTEMPTY', 'copy', to);

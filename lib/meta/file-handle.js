@@ -98,6 +98,8 @@ export class InodeFileHandle {
     this.#check();
     const { start, count, at } = checkRange('write', buffer, offset, length, position);
     this.#checkWritable('write');
+    // write(2) of nothing changes nothing: not the size, not the times.
+    if (count === 0) return { bytesWritten: 0, buffer };
     const bytes = buffer.subarray(start, start + count);
     const end = this.#files.write((tx) => {
       const inode = this.#inode(tx, 'write');

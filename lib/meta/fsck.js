@@ -11,6 +11,7 @@ const TYPE_BITS = Object.freeze({ file: S_IFREG, dir: S_IFDIR, symlink: S_IFLNK 
  *   checked: { inodes: number, dirents: number, blobs: number, snapshots: number, history: number } }}
  */
 export function fsck(store) {
+  store.env.resetReadTxn();
   const transaction = store.env.useReadTransaction();
   try {
     return check(store, { transaction });

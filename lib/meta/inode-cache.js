@@ -2,11 +2,12 @@
 // latest committed state, in a SharedCache (so every thread given the same
 // cache shares it), bounded by entry count.
 //
-// Only committed data enters it: writers update it after their transaction
-// commits, and a miss is filled from a fresh read while the key's shard lock
-// is held. So a reader holding an older state can never store it over what
-// a writer has just written: either its fill comes first and the writer's
-// update replaces it, or it comes after and reads the new state.
+// Only committed data enters it: writers update it (a private cache) or drop
+// the changed keys (a shared one) after their transaction commits, and a
+// miss is filled from a fresh read while the key's shard lock is held. So a
+// reader holding an older state can never store it over what a writer has
+// just written: either its fill comes first and the writer's update or drop
+// follows it, or it comes after and reads the new state.
 
 import { SharedCache, kFillLocked, kReadStamp, kStampHolds } from '../cache/shared-cache.js';
 
@@ -20,9 +21,16 @@ export class InodeCache {
   #hits = 0;
   #misses = 0;
 
-  /** @param {SharedCache | undefined} shared a cache given by the user, else a private one of `size` entries */
-  constructor(shared, size) {
+  #prefix;
+
+  /**
+   * @param {SharedCache | undefined} shared a cache given by the user, else a private one of `size` entries
+   * @param {string} prefix put before every key: a shared cache may serve several stores, and hold
+   *   entries of an earlier owner process of this one
+   */
+  constructor(shared, size, prefix) {
     this.#private = shared === undefined;
+    this.#prefix = prefix;
     if (shared !== undefined) {
       this.#cache = shared;
       this.#maxSize = shared.stats().maxEntries ?? size;
@@ -46,7 +54,8 @@ export class InodeCache {
    */
   get(key, load) {
     if (this.#cache === null) return load();
-    const value = this.#cache.get(key);
+    const cacheKey = this.#prefix + key;
+    const value = this.#cache.get(cacheKey);
     if (value !== undefined) {
       this.#hits++;
       if (this.#trace !== null) {
@@ -58,7 +67,14 @@ export class InodeCache {
     }
     this.#misses++;
     this.#trace = null;
-    return this.#cache[kFillLocked](key, load);
+    let loaded;
+    try {
+      return this.#cache[kFillLocked](cacheKey, () => (loaded = load()));
+    } catch (error) {
+      // A record too large for the cache's entries (inline content): served, not cached.
+      if (error instanceof RangeError && loaded !== undefined) return loaded;
+      throw error;
+    }
   }
 
   #trace = null;
@@ -92,8 +108,23 @@ export class InodeCache {
   apply(changes) {
     if (this.#cache === null) return;
     for (const [key, value] of changes) {
-      if (value === undefined) this.#cache.delete(key);
-      else this.#cache.set(key, value);
+      const cacheKey = this.#prefix + key;
+      // A shared cache hears from writers in several threads, whose updates
+      // may arrive in another order than their commits: a set could put an
+      // older record over a newer one. So it only drops the keys, and the
+      // next read fills them from lmdb under the shard lock. A private cache
+      // has one writer, whose updates come in commit order.
+      if (value === undefined || !this.#private) {
+        this.#cache.delete(cacheKey);
+        continue;
+      }
+      try {
+        this.#cache.set(cacheKey, value);
+      } catch (error) {
+        // Too large to cache (inline content): the old value must not stay.
+        if (!(error instanceof RangeError)) throw error;
+        this.#cache.delete(cacheKey);
+      }
     }
   }
 

@@ -88,8 +88,8 @@ export class InodeFS extends FsReader {
   constructor(path, resolved) {
     super();
     this.#store = new InodeStore(path, { ...resolved, privateCache: resolved.cache === undefined });
-    this.#cache = new InodeCache(resolved.cache, resolved.cacheSize);
     const store = this.#store;
+    this.#cache = new InodeCache(resolved.cache, resolved.cacheSize, resolved.cache === undefined ? '' : `${store.id}.${store.generation}/`);
     const cache = this.#cache;
     // The latest committed state through the cache; a miss reads afresh.
     this.#cachedView = {
@@ -123,8 +123,14 @@ export class InodeFS extends FsReader {
       return known.inode;
     }
     this.#cache.trace();
-    const inode = super.existing(view, path, syscall, follow);
-    const stamps = this.#cache.traced();
+    let inode;
+    let stamps;
+    try {
+      inode = super.existing(view, path, syscall, follow);
+    } finally {
+      // Ended even when the path is not found: no later lookup may add to it.
+      stamps = this.#cache.traced();
+    }
     if (stamps !== null) {
       if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value);
       memo.set(path, { inode, stamps, until: now + MEMO_MAX_AGE_MS });
@@ -170,7 +176,8 @@ export class InodeFS extends FsReader {
     return this.#write((tx) => {
       const inode = this.#fileForWrite(tx, path, mode);
       if (how === 'create') return new CachedStats(inode);
-      tx.setContent(inode, how === 'a' ? Buffer.concat([tx.content(inode), bytes]) : bytes);
+      if (how === 'a') tx.writeAt(inode, inode.size, bytes);
+      else tx.setContent(inode, bytes);
       touch(inode);
       tx.putInode(inode);
       return new CachedStats(inode);

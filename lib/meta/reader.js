@@ -64,6 +64,7 @@ export class FsReader {
       for (const entry of view.entries(ino)) {
         const childPath = `${dir}/${entry.name}`;
         const inode = view.inode(entry.ino);
+        if (inode === undefined) continue; // removed meanwhile (live tree)
         yield { path: childPath, stats: new CachedStats(inode) };
         if (inode.type === 'dir') children.push([childPath, inode.ino]);
       }

@@ -31,6 +31,8 @@ export function resolve(view, path, syscall, followLast = true) {
       throw fsError('ENOENT', syscall, path);
     }
     const inode = view.inode(ino);
+    // Removed between reading its name and its record (by another thread): gone, as if not found.
+    if (inode === undefined) throw fsError('ENOENT', syscall, path);
     if (inode.type === 'symlink' && (!last || followLast)) {
       if (++links > MAX_LINKS) throw fsError('ELOOP', syscall, path);
       // The target replaces the names so far (absolute) or the link's name (relative).

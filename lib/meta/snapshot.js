@@ -32,10 +32,12 @@ export class Snapshot extends FsReader {
   #ended = 'released';
 
   /**
-   * @param {{ name: string, createdAt: number, persistent: boolean, view: object, transaction?: object }} source
+   * @param {{ name: string, createdAt: number, persistent: boolean, view: object, transaction?: object, stillThere?: () => boolean }} source
    * @param {() => void} onRelease called once, when released
    */
-  constructor({ name, createdAt, persistent, view, transaction }, onRelease) {
+  #stillThere;
+
+  constructor({ name, createdAt, persistent, view, transaction, stillThere }, onRelease) {
     super();
     this.name = name;
     this.createdAt = createdAt;
@@ -43,6 +45,7 @@ export class Snapshot extends FsReader {
     this.#view = view;
     this.#transaction = transaction;
     this.#onRelease = onRelease;
+    this.#stillThere = stillThere;
     if (transaction !== undefined) abandoned.register(this, { transaction, name }, this.#token);
   }
 
@@ -50,6 +53,8 @@ export class Snapshot extends FsReader {
   static ephemeral(store, name, onRelease) {
     let transaction;
     try {
+      // A fresh transaction: this thread's current one may predate writes that have finished.
+      store.env.resetReadTxn();
       transaction = store.env.useReadTransaction();
     } catch (cause) {
       if (/MDB_READERS_FULL/.test(cause.message)) {
@@ -62,10 +67,16 @@ export class Snapshot extends FsReader {
 
   /** A handle to the persistent snapshot `record` ({ name, epoch, createdAt }). */
   static persistent(store, record, onRelease) {
-    return new Snapshot({ name: record.name, createdAt: record.createdAt, persistent: true, view: new EpochView(store, record.epoch) }, onRelease);
+    // Another InodeFS of the store (another thread) may delete it: its history would be reclaimed under this handle.
+    const stillThere = () => {
+      store.env.resetReadTxn();
+      return store.snapshots.get(record.name)?.epoch === record.epoch;
+    };
+    return new Snapshot({ name: record.name, createdAt: record.createdAt, persistent: true, view: new EpochView(store, record.epoch), stillThere }, onRelease);
   }
 
   view() {
+    if (this.#view !== null && this.#stillThere !== undefined && !this.#stillThere()) this.deleted();
     if (this.#view === null) throw endedError(this.name, this.#ended);
     return this.#view;
   }

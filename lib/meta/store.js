@@ -2,7 +2,10 @@
 // transactions every operation runs in.
 //
 //   meta       'format' -> { magic, version }, 'nextIno' -> number,
-//              'owner' -> { pid, opens } (the process that has it open),
+//              'owner' -> { pid, start, opens, privateOpens } (the process
+//              that has it open), 'id' -> a random name of the store and
+//              'generation' -> a count of owner processes (together, the
+//              prefix of the store's keys in a shared inode cache),
 //              'epoch' -> the current epoch, 'pins' -> the epochs of the
 //              persistent snapshots, ascending
 //   inodes     ino -> inode record (type, mode, size, times, nlink, and the
@@ -34,8 +37,8 @@
 // killed mid-write leaves the store as it was before). The inode cache hears
 // of a change only once its transaction has committed.
 
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'lmdb';
 import { ArenaCacheError, codes } from '../errors.js';
 import { isProcessAlive } from '../native.js';
@@ -67,6 +70,15 @@ export function touch(inode) {
   inode.mtimeMs = inode.ctimeMs = after(Math.max(inode.mtimeMs, inode.ctimeMs));
 }
 
+/** The largest file an InodeFS holds (16 GiB): a chunk list beyond it would make one inode record megabytes long. */
+export const MAX_FILE_BYTES = 2 ** 34;
+
+function checkSize(size) {
+  if (size > MAX_FILE_BYTES) {
+    throw Object.assign(new Error(`EFBIG: file too large (${size} bytes; an InodeFS file holds at most ${MAX_FILE_BYTES})`), { code: 'EFBIG', errno: -27 });
+  }
+}
+
 /** A new inode record of `type` ('file', 'dir', 'symlink'). */
 export function newInode(ino, type, mode, now) {
   const typeBits = type === 'dir' ? S_IFDIR : type === 'symlink' ? S_IFLNK : S_IFREG;
@@ -87,6 +99,17 @@ export function newInode(ino, type, mode, now) {
     ctimeMs: now,
     birthtimeMs: now,
   };
+}
+
+/** When process `pid` started (clock ticks since boot, from /proc), or null where that cannot be read. */
+function processStart(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces and parentheses); starttime is field 22.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function openError(path, message, cause) {
@@ -176,8 +199,10 @@ export class InodeStore {
   #claimOwnership(privateCache) {
     this.env.transactionSync(() => {
       const owner = this.meta.get('owner');
-      const ours = owner?.pid === process.pid;
-      if (owner !== undefined && !ours && isProcessAlive(owner.pid)) {
+      const start = processStart(process.pid);
+      // A pid is the same process only with the same start time (pids are reused: a restarted container's is 1 again).
+      const ours = owner?.pid === process.pid && owner.start === start;
+      if (owner !== undefined && !ours && owner.pid !== process.pid && isProcessAlive(owner.pid) && processStart(owner.pid) === owner.start) {
         throw new ArenaCacheError(codes.ERR_INODEFS_BUSY, `${this.path} is open in process ${owner.pid}; an InodeFS store is used by one process at a time (its threads share it)`);
       }
       const opens = ours ? owner.opens : 0;
@@ -188,10 +213,24 @@ export class InodeStore {
           `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
         );
       }
-      // The first opener in this process: handles counted by a previous owner are gone with it.
-      if (opens === 0) this.#dropOrphans();
+      let generation = this.meta.get('generation') ?? 0;
+      if (opens === 0) {
+        // The first opener in this process: handles counted by a previous
+        // owner are gone with it, and what a cache may hold from before
+        // (another process may have written since) must not be used: the
+        // cache keys of this process carry a new generation.
+        this.#dropOrphans();
+        generation++;
+        this.meta.putSync('generation', generation);
+      }
+      this.id = this.meta.get('id');
+      if (this.id === undefined) {
+        this.id = randomBytes(9).toString('base64url');
+        this.meta.putSync('id', this.id);
+      }
+      this.generation = generation;
       this.#privateCache = privateCache;
-      this.meta.putSync('owner', { pid: process.pid, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0) });
+      this.meta.putSync('owner', { pid: process.pid, start, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0) });
     });
   }
 
@@ -430,7 +469,10 @@ export class WriteTx extends ReadView {
   /** Makes `data` the content of `inode` (inline when small, else chunks in the blob store), releasing what it held. */
   setContent(inode, data) {
     this.#preserveInode(inode.ino);
-    this.dropContent(inode);
+    checkSize(data.length);
+    // The new chunks are held before the old are let go: a rewrite of the
+    // same bytes keeps its blobs instead of deleting and storing them again.
+    const old = inode.chunks ?? [];
     delete inode.data;
     delete inode.chunks;
     delete inode.chunkBytes;
@@ -438,23 +480,27 @@ export class WriteTx extends ReadView {
     inode.blocks = Math.ceil(data.length / 512);
     if (data.length <= this.#store.inlineBytes) {
       if (data.length > 0) inode.data = Buffer.from(data);
-      return;
+    } else {
+      // The file keeps its chunk size (options.chunkBytes may differ when the store is next opened).
+      const chunkBytes = this.#store.chunkBytes;
+      inode.chunkBytes = chunkBytes;
+      inode.chunks = [];
+      for (let start = 0; start < data.length; start += chunkBytes) {
+        inode.chunks.push(this.#holdBlob(data.subarray(start, Math.min(data.length, start + chunkBytes))));
+      }
     }
-    // The file keeps its chunk size (options.chunkBytes may differ when the store is next opened).
-    const chunkBytes = this.#store.chunkBytes;
-    inode.chunkBytes = chunkBytes;
-    inode.chunks = [];
-    for (let start = 0; start < data.length; start += chunkBytes) {
-      inode.chunks.push(this.#holdBlob(data.subarray(start, Math.min(data.length, start + chunkBytes))));
-    }
+    for (const hash of old) this.#releaseBlob(hash);
   }
 
   /**
    * Writes `bytes` at `position` of the file (zeros fill any gap past its
-   * end). A chunked file rewrites only the chunks the write touches.
+   * end). A chunked file rewrites only the chunks the write touches (and
+   * its last one, whose length may change).
    */
   writeAt(inode, position, bytes) {
+    if (bytes.length === 0) return;
     const size = Math.max(inode.size, position + bytes.length);
+    checkSize(size);
     if (inode.chunks === undefined || size <= this.#store.inlineBytes) {
       const content = Buffer.alloc(size);
       this.content(inode).copy(content);
@@ -462,43 +508,57 @@ export class WriteTx extends ReadView {
       this.setContent(inode, content);
       return;
     }
-    this.#rechunk(inode, size, Math.min(position, inode.size), (chunk, chunkStart) => {
+    const end = position + bytes.length;
+    this.#rechunk(inode, size, position, end, (chunk, chunkStart) => {
       const from = Math.max(position, chunkStart);
-      const to = Math.min(position + bytes.length, chunkStart + chunk.length);
+      const to = Math.min(end, chunkStart + chunk.length);
       if (from < to) chunk.set(bytes.subarray(from - position, to - position), from - chunkStart);
     });
   }
 
   /** Cuts the file to `length` bytes, or extends it with zeros. */
   truncate(inode, length) {
+    checkSize(length);
     if (inode.chunks === undefined || length <= this.#store.inlineBytes) {
       const content = Buffer.alloc(length);
       this.content(inode).copy(content, 0, 0, Math.min(length, inode.size));
       this.setContent(inode, content);
       return;
     }
-    this.#rechunk(inode, length, Math.min(length, inode.size), () => {});
+    this.#rechunk(inode, length, length, length, () => {});
   }
 
   /**
-   * Gives a chunked file `size` bytes, rebuilding the chunks from the one
-   * holding byte `from` on (each starts as the old bytes, zero-extended, and
-   * `fill(chunk, chunkStart)` writes into it); earlier chunks are kept.
+   * Gives a chunked file `size` bytes. Rebuilt (from the old bytes,
+   * zero-extended, then `fill(chunk, chunkStart)`): the chunks holding
+   * bytes [from, to), every chunk past the old end, and the old and new last
+   * chunks (their lengths change). Every other chunk is kept as it is.
    */
-  #rechunk(inode, size, from, fill) {
+  #rechunk(inode, size, from, to, fill) {
     this.#preserveInode(inode.ino);
     const { chunkBytes } = inode;
     const old = inode.chunks;
     const count = Math.ceil(size / chunkBytes);
-    const first = Math.min(Math.floor(from / chunkBytes), count);
-    const chunks = old.slice(0, first);
-    for (let i = first; i < count; i++) {
+    const firstTouched = Math.floor(from / chunkBytes);
+    const lastTouched = Math.floor((Math.max(to, from + 1) - 1) / chunkBytes);
+    const rebuilt = (i) => (i >= firstTouched && i <= lastTouched) || i >= old.length - 1 || i === count - 1;
+    const chunks = [];
+    const released = [];
+    for (let i = 0; i < count; i++) {
+      if (!rebuilt(i)) {
+        chunks.push(old[i]);
+        continue;
+      }
       const chunk = Buffer.alloc(Math.min(chunkBytes, size - i * chunkBytes));
-      if (i < old.length) this.#store.blobs.get(old[i]).copy(chunk);
+      if (i < old.length) {
+        this.#store.blobs.get(old[i]).copy(chunk);
+        released.push(old[i]);
+      }
       fill(chunk, i * chunkBytes);
       chunks.push(this.#holdBlob(chunk));
     }
-    for (let i = first; i < old.length; i++) this.#releaseBlob(old[i]);
+    for (let i = count; i < old.length; i++) released.push(old[i]);
+    for (const hash of released) this.#releaseBlob(hash);
     inode.chunks = chunks;
     inode.size = size;
     inode.blocks = Math.ceil(size / 512);

@@ -41,5 +41,11 @@ for (let step = 0; step < steps; step++) {
     }
   }
 }
+// The race: every thread rewrites one file back to back, so commits and
+// the cache updates after them interleave across threads.
+for (let i = 0; i < 300; i++) {
+  await ifs.writeFile('/shared/race', checkedBody(id, steps + i, 8 + (i % 50)));
+  writes++;
+}
 ifs.close();
 parentPort.postMessage({ writes, reads, bad });
