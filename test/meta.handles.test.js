@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { seededRandom, testSeed } from './helpers/random.js';
@@ -179,4 +180,23 @@ test('truncate, chmod and utimes by path', async (t) => {
   await assert.rejects(ifs.utimes('/f', 'now', 1), { name: 'TypeError', message: 'atime must be a Date or a number of seconds since the epoch (got "now")' });
   await assert.rejects(ifs.utimes('/f', 1, new Date(NaN)), { name: 'RangeError', message: 'mtime must be a valid Date (got Invalid Date)' });
   assert.equal(ifs.fsck().ok, true);
+});
+
+test('closing one of several InodeFS of a store leaves the others their files held open', async (t) => {
+  const cache = new SharedCache({ memoryBytes: 2 ** 21 });
+  t.after(() => cache.close());
+  const file = path.join(tempDir(t), 'fs.lmdb');
+  const a = await InodeFS.open(file, { cache });
+  const b = await InodeFS.open(file, { cache });
+  await a.writeFile('/held', 'still readable');
+  const handle = await a.open('/held');
+  await a.unlink('/held');
+  b.close();
+  // A third opener in this process is not a new owner: files held by handles stay.
+  const c = await InodeFS.open(file, { cache });
+  assert.equal((await handle.readFile()).toString(), 'still readable');
+  await handle.close();
+  assert.equal(c.fsck().ok, true);
+  c.close();
+  a.close();
 });

@@ -200,6 +200,7 @@ export class InodeStore {
     this.env.transactionSync(() => {
       const owner = this.meta.get('owner');
       const start = processStart(process.pid);
+      this.#start = start;
       // A pid is the same process only with the same start time (pids are reused: a restarted container's is 1 again).
       const ours = owner?.pid === process.pid && owner.start === start;
       if (owner !== undefined && !ours && owner.pid !== process.pid && isProcessAlive(owner.pid) && processStart(owner.pid) === owner.start) {
@@ -235,6 +236,7 @@ export class InodeStore {
   }
 
   #privateCache = false;
+  #start = null;
 
   /** Removes the files that were held open by handles alone (nlink 0) when their process ended. */
   #dropOrphans() {
@@ -249,9 +251,9 @@ export class InodeStore {
   close() {
     this.env.transactionSync(() => {
       const owner = this.meta.get('owner');
-      if (owner?.pid !== process.pid) return;
+      if (owner?.pid !== process.pid || owner.start !== this.#start) return;
       if (owner.opens <= 1) this.meta.removeSync('owner');
-      else this.meta.putSync('owner', { pid: process.pid, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
+      else this.meta.putSync('owner', { ...owner, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
     });
     return this.env.close();
   }
