@@ -165,10 +165,13 @@ test('randomized: every persistent snapshot reads back exactly the tree it was t
       const handle = await ifs.open(target, 'r+');
       await handle.write(bytes, 0, bytes.length, at);
       await handle.close();
-      const next = Buffer.alloc(Math.max(old.length, at + bytes.length));
-      old.copy(next);
-      bytes.copy(next, at);
-      model.set(target, { type: 'file', data: next });
+      // A write of nothing changes nothing, even past the end (as pwrite(2)).
+      if (bytes.length > 0) {
+        const next = Buffer.alloc(Math.max(old.length, at + bytes.length));
+        old.copy(next);
+        bytes.copy(next, at);
+        model.set(target, { type: 'file', data: next });
+      }
     } else if (op < 57 && files().length > 0) {
       const target = random.pick(files());
       const length = random.int(20_000);
