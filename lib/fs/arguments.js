@@ -3,7 +3,7 @@
 // objects, data to write.
 
 import { describe } from '../errors.js';
-import { checkObject } from '../cache/options.js';
+import { checkInteger, checkObject } from '../cache/options.js';
 
 const ENCODINGS = new Set(['utf8', 'utf-8', 'ascii', 'latin1', 'binary', 'base64', 'base64url', 'hex', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le']);
 
@@ -34,10 +34,13 @@ export function writeOptions(options, method) {
     if (name !== 'encoding' && name !== 'mode') throw new TypeError(`options.${name} is not a known option of ${method}(); they are encoding and mode`);
   }
   const encoding = options.encoding === undefined ? 'utf8' : checkEncoding(options.encoding, 'options.encoding');
-  if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
-    throw new RangeError(`options.mode must be a file mode from 0 to 0o7777 (got ${describe(options.mode)})`);
-  }
+  if (options.mode !== undefined) checkMode(options.mode, 'options.mode');
   return { encoding, mode: options.mode };
+}
+
+/** Checks a file mode argument (permission bits, 0 to 0o7777) named `name`. */
+export function checkMode(mode, name) {
+  checkInteger(mode, name, 0, 0o7777, 'a file mode from 0 to 0o7777');
 }
 
 export function toBytes(data, encoding) {

@@ -44,7 +44,7 @@ import { backingFor } from './backing.js';
 import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
 import { AccessStats } from './access-stats.js';
-import { decode, readEncoding, toBytes, writeOptions } from './arguments.js';
+import { checkMode, decode, readEncoding, toBytes, writeOptions } from './arguments.js';
 import { NearCache } from './near-cache.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
@@ -311,7 +311,7 @@ export class CacheFS extends EventEmitter {
     this.#check();
     const { key, absolute } = this.#root.resolve(path);
     if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
-    if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw new RangeError(`mode must be a file mode from 0 to 0o7777 (got ${describe(mode)})`);
+    checkMode(mode, 'mode');
     this.#root.confine(absolute, path);
     // The descriptor must see what the cache serves: a dirty version goes to disk first.
     this.#flushKey(key);

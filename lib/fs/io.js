@@ -18,7 +18,7 @@ export const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT;
  * Reads a whole file with the stats before and after, so that a file
  * changing while it is read is not cached under either version.
  */
-export function loadSync(path) {
+function loadSync(path) {
   const fd = fs.openSync(path, 'r');
   try {
     const before = fs.fstatSync(fd);
@@ -67,7 +67,7 @@ function storeSync(path, data, flag, mode) {
  * old bytes past the new end, never a file shorter than both versions.
  * Returns its stats after the write.
  */
-export function rewriteSync(path, data, mode) {
+function rewriteSync(path, data, mode) {
   const fd = fs.openSync(path, CREATE, mode);
   try {
     writeAllSync(fd, data, 0);

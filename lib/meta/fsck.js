@@ -2,7 +2,7 @@
 // consistent state, while writers go on) and reports each problem with the
 // inode, the path where one is known, and what was expected.
 
-import { ROOT_INO, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from './store.js';
+import { pinned, ROOT_INO, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from './store.js';
 
 const TYPE_BITS = Object.freeze({ file: S_IFREG, dir: S_IFDIR, symlink: S_IFLNK });
 
@@ -96,17 +96,13 @@ function check(store, read) {
     holdChunks(inode);
   }
 
-  const pins = store.meta.get('pins', read) ?? [];
   const epoch = store.meta.get('epoch', read) ?? 0;
   const snapshots = all(store.snapshots).map(({ value }) => value);
-  const snapshotEpochs = snapshots.map((s) => s.epoch).sort((a, b) => a - b);
-  if (JSON.stringify(snapshotEpochs) !== JSON.stringify(pins)) {
-    report('snapshot-pins', `the pinned epochs [${pins}] are not those of the persistent snapshots [${snapshotEpochs}]`, {});
-  }
+  const pins = snapshots.map((s) => s.epoch);
   for (const snapshot of snapshots) {
     if (snapshot.epoch >= epoch) report('snapshot-epoch', `snapshot "${snapshot.name}" has epoch ${snapshot.epoch}, not before the current epoch ${epoch}`, {});
   }
-  const needed = (first, last) => pins.some((pin) => pin >= first && pin <= last);
+  const needed = (first, last) => pinned(pins, first, last);
   const inodeHistory = all(store.inodeHistory);
   for (const { key, value } of inodeHistory) {
     if (!needed(value.e ?? 0, key[1])) report('unreclaimed-history', `the history version of inode ${key[0]} for epochs ${value.e ?? 0}–${key[1]} is needed by no snapshot`, { ino: key[0] });

@@ -35,7 +35,7 @@ export class InodeCache {
       this.#cache = shared;
       this.#maxSize = shared.stats().maxEntries ?? size;
     } else {
-      this.#resize(size);
+      this.resize(size);
     }
   }
 
@@ -139,10 +139,6 @@ export class InodeCache {
 
   /** A new private cache of `size` entries (0: none). */
   resize(size) {
-    this.#resize(size);
-  }
-
-  #resize(size) {
     this.#cache?.close();
     this.#trace = null;
     this.#maxSize = size;

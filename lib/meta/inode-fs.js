@@ -7,13 +7,14 @@ import { checkInteger, withDefaults } from '../cache/options.js';
 import { InodeCache } from './inode-cache.js';
 import { fsError } from './errors.js';
 import { resolve } from './resolve.js';
-import { toBytes, writeOptions } from '../fs/arguments.js';
+import { checkMode, toBytes, writeOptions } from '../fs/arguments.js';
 import { FsReader, promiseForms } from './reader.js';
 import { CachedStats } from '../fs/stats.js';
 import { kBacking } from '../fs/backing.js';
 import { InodeBacking } from './backing.js';
 import { Snapshot } from './snapshot.js';
 import { InodeFileHandle, parseFlags } from './file-handle.js';
+import { checkRangeInteger } from '../fs/file-handle.js';
 import { fsck } from './fsck.js';
 import { reclaimHistory } from './history.js';
 import { after, direntKey, inodeKey, InodeStore, newInode, ROOT_INO, touch } from './store.js';
@@ -187,7 +188,7 @@ export class InodeFS extends FsReader {
   mkdirSync(path, options) {
     const recursive = options?.recursive === true;
     const mode = options?.mode ?? 0o777;
-    checkInteger(mode, 'options.mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
+    checkMode(mode, 'options.mode');
     return this.#write((tx) => {
       if (!recursive) {
         const { parent, name, inode } = resolve(tx, path, 'mkdir');
@@ -295,7 +296,7 @@ export class InodeFS extends FsReader {
    */
   createSnapshot(name, options) {
     if (this.#closed) throw closedError();
-    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+    checkName(name);
     const persist = options?.persist ?? false;
     if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`options must be an object (got ${describe(options)})`);
     if (typeof persist !== 'boolean') throw new TypeError(`options.persist must be a boolean (got ${describe(persist)})`);
@@ -303,9 +304,7 @@ export class InodeFS extends FsReader {
     checkSnapshotName(name);
     const record = this.#write((tx) => {
       if (this.#store.snapshots.get(name) !== undefined) throw new ArenaCacheError(codes.ERR_SNAPSHOT_EXISTS, `a persistent snapshot named "${name}" already exists; delete it first or choose another name`);
-      const created = { name, epoch: tx.pinEpoch(), createdAt: Date.now() };
-      this.#store.snapshots.putSync(name, created);
-      return created;
+      return tx.addSnapshot(name);
     });
     return this.#track((onRelease) => Snapshot.persistent(this.#store, record, onRelease));
   }
@@ -320,7 +319,7 @@ export class InodeFS extends FsReader {
   /** A handle to the persistent snapshot `name` (release() it when done; the snapshot stays). */
   openSnapshot(name) {
     if (this.#closed) throw closedError();
-    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+    checkName(name);
     this.#store.env.resetReadTxn();
     const record = this.#store.snapshots.get(name);
     if (record === undefined) throw notFound(name);
@@ -334,12 +333,9 @@ export class InodeFS extends FsReader {
    * records were reclaimed.
    */
   async deleteSnapshot(name) {
-    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+    checkName(name);
     const reclaimed = this.#write((tx) => {
-      const record = this.#store.snapshots.get(name);
-      if (record === undefined) throw notFound(name);
-      this.#store.snapshots.removeSync(name);
-      tx.unpinEpoch(record.epoch);
+      if (tx.removeSnapshot(name) === undefined) throw notFound(name);
       return reclaimHistory(this.#store, tx);
     });
     for (const ref of this.#snapshots) {
@@ -356,7 +352,7 @@ export class InodeFS extends FsReader {
    */
   async open(path, flags = 'r', mode = 0o666) {
     const access = parseFlags(flags);
-    checkInteger(mode, 'mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
+    checkMode(mode, 'mode');
     const files = {
       view: () => this.view(),
       uncachedView: () => this.uncachedView(),
@@ -365,11 +361,12 @@ export class InodeFS extends FsReader {
       release: (ino) => this.#closed || this.#write((tx) => tx.holdInode(ino, -1)),
     };
     const ino = this.#write((tx) => {
-      const { inode: existing } = resolve(tx, path, 'open');
+      const found = resolve(tx, path, 'open');
+      const existing = found.inode;
       if (existing !== undefined && access.exclusive) throw fsError('EEXIST', 'open', path);
       if (existing === undefined && !access.create) throw fsError('ENOENT', 'open', path);
       if (existing?.type === 'dir' && access.write) throw fsError('EISDIR', 'open', path);
-      const inode = existing?.type === 'dir' ? existing : this.#fileForWrite(tx, path, mode);
+      const inode = existing?.type === 'dir' ? existing : this.#fileForWrite(tx, path, mode, found);
       if (access.truncate && inode.size > 0) {
         tx.setContent(inode, Buffer.alloc(0));
         touch(inode);
@@ -383,9 +380,9 @@ export class InodeFS extends FsReader {
 
   /** Cuts the file at `path` to `length` bytes (default 0), or extends it with zeros. */
   truncateSync(path, length = 0) {
-    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER, 'an integer from 0 to 9007199254740991');
+    checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     this.#write((tx) => {
-      const inode = this.#existing(tx, path, 'open');
+      const inode = this.existing(tx, path, 'open', true);
       if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
       tx.truncate(inode, length);
       touch(inode);
@@ -395,9 +392,9 @@ export class InodeFS extends FsReader {
 
   /** Sets the permission bits of `path` (links are followed). */
   chmodSync(path, mode) {
-    checkInteger(mode, 'mode', 0, 0o7777, 'a file mode from 0 to 0o7777');
+    checkMode(mode, 'mode');
     this.#write((tx) => {
-      const inode = this.#existing(tx, path, 'chmod');
+      const inode = this.existing(tx, path, 'chmod', true);
       inode.mode = (inode.mode & ~0o7777) | mode;
       inode.ctimeMs = after(inode.ctimeMs);
       tx.putInode(inode);
@@ -409,7 +406,7 @@ export class InodeFS extends FsReader {
     const atimeMs = timeMs(atime, 'atime');
     const mtimeMs = timeMs(mtime, 'mtime');
     this.#write((tx) => {
-      const inode = this.#existing(tx, path, 'utime');
+      const inode = this.existing(tx, path, 'utime', true);
       inode.atimeMs = atimeMs;
       inode.mtimeMs = mtimeMs;
       inode.ctimeMs = after(inode.ctimeMs);
@@ -469,20 +466,14 @@ export class InodeFS extends FsReader {
     return snapshot;
   }
 
-  #existing(tx, path, syscall) {
-    const { inode } = resolve(tx, path, syscall);
-    if (inode === undefined) throw fsError('ENOENT', syscall, path);
-    return inode;
-  }
-
   #write(work) {
     if (this.#closed) throw closedError();
     return this.#store.write(work, (changes) => this.#cache.apply(changes));
   }
 
-  /** The file inode at `path` for a write, created (with `mode`) if missing. */
-  #fileForWrite(tx, path, mode) {
-    const { parent, name, inode } = resolve(tx, path, 'open');
+  /** The file inode at `path` (resolved as `found`) for a write, created (with `mode`) if missing. */
+  #fileForWrite(tx, path, mode, found = resolve(tx, path, 'open')) {
+    const { parent, name, inode } = found;
     if (inode !== undefined) {
       if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
       return inode;
@@ -531,6 +522,10 @@ export class InodeFS extends FsReader {
 }
 
 promiseForms(InodeFS, ['writeFile', 'appendFile', 'mkdir', 'symlink', 'unlink', 'rm', 'rename', 'truncate', 'chmod', 'utimes']);
+
+function checkName(name) {
+  if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);
+}
 
 function checkSnapshotName(name) {
   if (Buffer.byteLength(name) > MAX_SNAPSHOT_NAME_BYTES) {

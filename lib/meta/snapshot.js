@@ -30,13 +30,12 @@ export class Snapshot extends FsReader {
   #token = {};
   #onRelease;
   #ended = 'released';
+  #stillThere;
 
   /**
    * @param {{ name: string, createdAt: number, persistent: boolean, view: object, transaction?: object, stillThere?: () => boolean }} source
    * @param {() => void} onRelease called once, when released
    */
-  #stillThere;
-
   constructor({ name, createdAt, persistent, view, transaction, stillThere }, onRelease) {
     super();
     this.name = name;

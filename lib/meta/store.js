@@ -6,8 +6,7 @@
 //              that has it open), 'id' -> a random name of the store and
 //              'generation' -> a count of owner processes (together, the
 //              prefix of the store's keys in a shared inode cache),
-//              'epoch' -> the current epoch, 'pins' -> the epochs of the
-//              persistent snapshots, ascending
+//              'epoch' -> the current epoch
 //   inodes     ino -> inode record (type, mode, size, times, nlink, and the
 //              content: inline `data`, a list of blob `chunks`, or `target`;
 //              `e`: the epoch it was last written in)
@@ -183,7 +182,6 @@ export class InodeStore {
         this.meta.putSync('format', { magic: MAGIC, version: VERSION });
         this.meta.putSync('nextIno', ROOT_INO + 1);
         this.meta.putSync('epoch', 0);
-        this.meta.putSync('pins', []);
         this.inodes.putSync(ROOT_INO, { ...newInode(ROOT_INO, 'dir', 0o755, Date.now()), e: 0 });
       });
       return;
@@ -364,53 +362,58 @@ export class WriteTx extends ReadView {
     return this.#epoch;
   }
 
-  /** The epochs of the persistent snapshots, ascending. */
+  /** The epochs of the persistent snapshots, ascending (read from their records once per transaction). */
   get pins() {
-    this.#pins ??= this.#store.meta.get('pins') ?? [];
+    this.#pins ??= this.#store.snapshotRecords().map((record) => record.epoch);
     return this.#pins;
   }
 
-  /** Records a persistent snapshot of the state so far (this epoch's) and starts the next epoch. */
-  pinEpoch() {
-    const epoch = this.epoch;
-    this.#pins = [...this.pins, epoch];
-    this.#store.meta.putSync('pins', this.#pins);
-    this.#store.meta.putSync('epoch', epoch + 1);
-    this.#epoch = epoch + 1;
-    return epoch;
+  /** Records persistent snapshot `name` of the state so far (this epoch's), starts the next epoch, and returns the record. */
+  addSnapshot(name) {
+    const record = { name, epoch: this.epoch, createdAt: Date.now() };
+    this.#store.snapshots.putSync(name, record);
+    this.#store.meta.putSync('epoch', record.epoch + 1);
+    this.#epoch = record.epoch + 1;
+    this.#pins = null;
+    return record;
   }
 
-  unpinEpoch(epoch) {
-    this.#pins = this.pins.filter((pin) => pin !== epoch);
-    this.#store.meta.putSync('pins', this.#pins);
+  /** Removes persistent snapshot `name`'s record; returns it (undefined if there was none). */
+  removeSnapshot(name) {
+    const record = this.#store.snapshots.get(name);
+    if (record === undefined) return undefined;
+    this.#store.snapshots.removeSync(name);
+    this.#pins = null;
+    return record;
   }
 
-  /** Whether a persistent snapshot needs a record current from epoch `first` until before this one. */
+  /** Whether a persistent snapshot needs a record current from epoch `first` until `last` (before this one). */
   needed(first, last = this.epoch - 1) {
-    return this.pins.some((pin) => pin >= first && pin <= last);
+    return pinned(this.pins, first, last);
   }
 
-  /** Before the first change of inode `ino` in this transaction: its stored record goes to history if a snapshot needs it. */
-  #preserveInode(ino) {
-    const key = inodeKey(ino);
-    if (this.#preserved.has(key)) return;
-    this.#preserved.add(key);
-    const stored = this.#store.inodes.get(ino);
+  /**
+   * Before the first change of a record in this transaction (`cacheKey`
+   * names it): its stored version (`db` at `key`) goes to `history` at
+   * [...historyKey, last epoch] if a snapshot needs it.
+   */
+  #preserve(cacheKey, db, key, history, historyKey) {
+    if (this.#preserved.has(cacheKey)) return;
+    this.#preserved.add(cacheKey);
+    const stored = db.get(key);
     const first = stored?.e ?? 0;
     if (stored === undefined || first >= this.epoch || !this.needed(first)) return;
-    this.#store.inodeHistory.putSync([ino, this.epoch - 1], stored);
-    // The history record holds its own references to the blobs.
+    history.putSync([...historyKey, this.epoch - 1], stored);
+    // A history record holds its own references to the blobs.
     for (const hash of stored.chunks ?? []) this.#store.refs.putSync(hash, this.#store.refs.get(hash) + 1);
   }
 
+  #preserveInode(ino) {
+    this.#preserve(inodeKey(ino), this.#store.inodes, ino, this.#store.inodeHistory, [ino]);
+  }
+
   #preserveDirent(parent, name) {
-    const key = direntKey(parent, name);
-    if (this.#preserved.has(key)) return;
-    this.#preserved.add(key);
-    const stored = this.#store.dirents.get([parent, name]);
-    const first = stored?.e ?? 0;
-    if (stored === undefined || first >= this.epoch || !this.needed(first)) return;
-    this.#store.direntHistory.putSync([parent, name, this.epoch - 1], stored);
+    this.#preserve(direntKey(parent, name), this.#store.dirents, [parent, name], this.#store.direntHistory, [parent, name]);
   }
 
   newIno() {
@@ -589,6 +592,11 @@ export class WriteTx extends ReadView {
       this.#store.blobs.removeSync(hash);
     }
   }
+}
+
+/** Whether one of the snapshot epochs `pins` lies in [first, last]: a record current for those epochs is needed. */
+export function pinned(pins, first, last) {
+  return pins.some((pin) => pin >= first && pin <= last);
 }
 
 export function inodeKey(ino) {
