@@ -4,12 +4,17 @@
       "target_name": "arenacache",
       "sources": [
         "src/native/addon.cc",
+        "src/native/dir_exchange.cc",
         "src/native/errors.cc",
         "src/native/external_shared_buffer.cc",
+        "src/native/file_jobs.cc",
         "src/native/file_loader.cc",
+        "src/native/fs_sync.cc",
         "src/native/futex.cc",
         "src/native/mapped_file.cc",
-        "src/native/thread_identity.cc"
+        "src/native/sha256.cc",
+        "src/native/thread_identity.cc",
+        "src/native/tree_scan.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],

@@ -60,8 +60,28 @@ export const codes = Object.freeze({
   ERR_TOO_MANY_SNAPSHOTS: 'ERR_TOO_MANY_SNAPSHOTS',
   /** InodeFS: a persistent snapshot of that name already exists. */
   ERR_SNAPSHOT_EXISTS: 'ERR_SNAPSHOT_EXISTS',
-  /** InodeFS: no persistent snapshot has that name (never made, or deleted). */
+  /** InodeFS: no persistent snapshot has that name; Workspace: no snapshot has that id, short id or tag. */
   ERR_SNAPSHOT_NOT_FOUND: 'ERR_SNAPSHOT_NOT_FOUND',
+  /** Workspace: no workspace at that directory (no .arenacache), or its repository is gone. */
+  ERR_WORKSPACE_NOT_FOUND: 'ERR_WORKSPACE_NOT_FOUND',
+  /** Workspace: init() where a workspace already is, or fork() into a directory that is not empty. */
+  ERR_WORKSPACE_EXISTS: 'ERR_WORKSPACE_EXISTS',
+  /** Workspace: another operation (in this or another process) holds the workspace lock. */
+  ERR_WORKSPACE_BUSY: 'ERR_WORKSPACE_BUSY',
+  /** Workspace: the repository or a descriptor has a format this version does not read. */
+  ERR_WORKSPACE_FORMAT: 'ERR_WORKSPACE_FORMAT',
+  /** Workspace: restore() over changes not yet snapshotted (pass { force: true } to discard them). */
+  ERR_WORKTREE_DIRTY: 'ERR_WORKTREE_DIRTY',
+  /** Workspace: an id prefix or tag matches more than one snapshot. */
+  ERR_SNAPSHOT_AMBIGUOUS: 'ERR_SNAPSHOT_AMBIGUOUS',
+  /** Workspace: a descriptor, manifest or stored file does not match its checksum, or names a path outside the tree. */
+  ERR_SNAPSHOT_CORRUPT: 'ERR_SNAPSHOT_CORRUPT',
+  /** Workspace: files could not be read or written during snapshot, restore or fork (see error.failures). */
+  ERR_SNAPSHOT_IO: 'ERR_SNAPSHOT_IO',
+  /** Workspace/cloneTree: engine 'reflink' was asked for where the filesystem cannot clone. */
+  ERR_REFLINK_UNSUPPORTED: 'ERR_REFLINK_UNSUPPORTED',
+  /** Workspace: restore cannot swap the tree (the workspace is a mount point or its parent is another filesystem). */
+  ERR_RESTORE_UNSUPPORTED: 'ERR_RESTORE_UNSUPPORTED',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

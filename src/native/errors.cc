@@ -1,5 +1,7 @@
 #include "errors.h"
 
+#include <uv.h>
+
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -34,13 +36,40 @@ const char* ErrnoName(int error) {
     case ETIMEDOUT: return "ETIMEDOUT";
     case ETXTBSY: return "ETXTBSY";
     case EDQUOT: return "EDQUOT";
+    case EMLINK: return "EMLINK";
+    case ENOSYS: return "ENOSYS";
+    case ENOTEMPTY: return "ENOTEMPTY";
+    case ENXIO: return "ENXIO";
+    case EOVERFLOW: return "EOVERFLOW";
+    case ESPIPE: return "ESPIPE";
+    case ESTALE: return "ESTALE";
+    case EXDEV: return "EXDEV";
     default: return nullptr;
   }
 }
 
-Napi::Value ThrowErrno(Napi::Env env, const char* syscall, int error) {
+std::string ErrnoCode(int error) {
   const char* name = ErrnoName(error);
-  std::string code = name != nullptr ? name : "E" + std::to_string(error);
+  return name != nullptr ? name : "E" + std::to_string(error);
+}
+
+Napi::Error FsError(Napi::Env env, int error, const char* syscall, const std::string& path, const std::string& dest) {
+  const std::string code = ErrnoCode(error);
+  // libuv's wording (lower case), which node:fs messages use, not strerror's.
+  std::string message = code + ": " + uv_strerror(-error) + ", " + syscall;
+  if (!path.empty()) message += " '" + path + "'";
+  if (!dest.empty()) message += " -> '" + dest + "'";
+  Napi::Error e = Napi::Error::New(env, message);
+  e.Set("code", Napi::String::New(env, code));
+  e.Set("errno", Napi::Number::New(env, -error));
+  e.Set("syscall", Napi::String::New(env, syscall));
+  if (!path.empty()) e.Set("path", Napi::String::New(env, path));
+  if (!dest.empty()) e.Set("dest", Napi::String::New(env, dest));
+  return e;
+}
+
+Napi::Value ThrowErrno(Napi::Env env, const char* syscall, int error) {
+  const std::string code = ErrnoCode(error);
   Napi::Error e = Napi::Error::New(env, std::string(syscall) + " failed: " + std::strerror(error));
   e.Set("code", Napi::String::New(env, code));
   e.Set("errno", Napi::Number::New(env, -error));

@@ -1,0 +1,92 @@
+// cloneTree: the native clone engine on its own, `cp -a` for a directory
+// tree: per file FICLONE, else copy_file_range, else read/write; modes,
+// times, symbolic links (as links) and empty directories kept; special
+// files skipped and reported.
+import { chmodSync, existsSync, mkdirSync, statSync, utimesSync } from 'node:fs';
+import path from 'node:path';
+import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import * as native from '../native.js';
+import { buildTree, chooseEngine, EngineTally, ENGINE_NAMES, failureOf } from './engine.js';
+
+const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: null });
+
+/**
+ * Copies the tree at `source` to `target` (which must not exist). Resolves to
+ * { files, directories, symlinks, bytes, skipped, engine, perFile } where
+ * engine is the tally of engines used (see EngineTally) and perFile maps
+ * each file's path to the engine that copied it.
+ */
+export async function cloneTree(source, target, options = {}) {
+  for (const [name, value] of [['source', source], ['target', target]]) {
+    if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
+      throw new TypeError(`${name} must be a non-empty string without NUL bytes (got ${describe(value)})`);
+    }
+  }
+  checkObject(options, 'options');
+  rejectUnknown(options, cloneDefaults, 'options');
+  const { engine, threads, onProgress } = { ...cloneDefaults, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  if (!['auto', 'reflink', 'copy'].includes(engine)) throw new RangeError(`options.engine must be 'auto', 'reflink' or 'copy' (got ${describe(engine)})`);
+  checkInteger(threads, 'options.threads', 1, 64, 'an integer from 1 to 64');
+  if (onProgress !== null && typeof onProgress !== 'function') throw new TypeError(`options.onProgress must be a function (got ${describe(onProgress)})`);
+  native.requireNative('cloneTree()');
+  const from = path.resolve(source);
+  const to = path.resolve(target);
+  if (existsSync(to)) throw new ArenaCacheError(codes.ERR_WORKSPACE_EXISTS, `cannot clone into ${to}: it exists`);
+  const relative = path.relative(from, to);
+  if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
+    throw new RangeError(`target must not be inside source (got ${describe(target)} inside ${describe(source)})`);
+  }
+  const scan = await native.scanTree(from, []);
+  mkdirSync(to, { mode: 0o700 });
+  const choice = chooseEngine(engine, from, to);
+  const entries = [];
+  const skipped = [];
+  for (let i = 0; i < scan.paths.length; i++) {
+    const where = scan.paths[i];
+    const mode = scan.modes[i] & 0o7777;
+    const time = [scan.mtimeSec[i], scan.mtimeNsec[i]];
+    const type = scan.types[i];
+    if (type === 2) entries.push({ path: where, type: 'd', mode, time });
+    else if (type === 3) entries.push({ path: where, type: 'l', target: scan.targets[i], time });
+    else if (type === 1) entries.push({ path: where, type: 'f', job: (jobs, destination) => jobs.push(native.JOB_CLONE, path.join(from, where), destination, { mode, time }) });
+    else skipped.push({ path: where, reason: 'special file' });
+  }
+  const progress = onProgress && ((done, total, bytes) => onProgress({ phase: 'clone', done, total, bytes }));
+  const { results, jobOf } = await buildTree(to, entries, { runOptions: { ...choice.runOptions, threads, hash: false, retries: 2 }, onProgress: progress });
+  // The root directory takes the source's mode and time, as cp -a does.
+  const root = statSync(from);
+  chmodSync(to, root.mode & 0o7777);
+  utimesSync(to, root.atime, root.mtime);
+  const tally = new EngineTally(choice);
+  const perFile = {};
+  const failures = [];
+  let bytes = 0;
+  for (const [entry, i] of jobOf) {
+    const failure = failureOf(results, i);
+    if (failure !== null) {
+      failures.push({ path: entry.path, ...failure });
+      continue;
+    }
+    perFile[entry.path] = ENGINE_NAMES[results.engines[i]];
+    tally.add(results, i, entry.path);
+    bytes += results.sizes[i];
+  }
+  if (failures.length > 0) {
+    const error = new ArenaCacheError(
+      codes.ERR_SNAPSHOT_IO,
+      `cloneTree: ${failures.length} file(s) failed, first ${failures[0].path} (${failures[0].code} in ${failures[0].syscall})`,
+    );
+    error.failures = failures;
+    throw error;
+  }
+  return {
+    files: jobOf.size,
+    directories: entries.filter((entry) => entry.type === 'd').length,
+    symlinks: entries.filter((entry) => entry.type === 'l').length,
+    bytes,
+    skipped,
+    engine: tally.summary(),
+    perFile,
+  };
+}

@@ -1,0 +1,188 @@
+// The clone engine as the workspace uses it: columnar job lists for the
+// native runner (src/native/file_jobs.cc), the per-run choice of engine, and
+// building a tree (directories, files, links, then directory modes and
+// times, deepest first) from a list of entries.
+import { chmodSync, lutimesSync, mkdirSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ArenaCacheError, codes } from '../errors.js';
+import * as native from '../native.js';
+
+export const ENGINE_NAMES = [null, 'reflink', 'copy_file_range', 'copy', 'pack'];
+
+/** A list of file jobs built row by row and handed to the native runner as columns. */
+export class JobList {
+  constructor() {
+    this.ops = [];
+    this.srcs = [];
+    this.dsts = [];
+    this.offsets = [];
+    this.lengths = [];
+    this.modes = [];
+    this.times = [];
+    this.expected = [];
+  }
+
+  get length() {
+    return this.ops.length;
+  }
+
+  /** Adds a job; `time` is [sec, nsec] (atime and mtime alike), `expected` a hex SHA-256 or undefined. */
+  push(op, src, dst = '', { offset = 0, length = -1, mode = 0o600, time = [0, 0], expected } = {}) {
+    this.ops.push(op);
+    this.srcs.push(src);
+    this.dsts.push(dst);
+    this.offsets.push(offset);
+    this.lengths.push(length);
+    this.modes.push(mode);
+    this.times.push(time);
+    this.expected.push(expected);
+    return this.ops.length - 1;
+  }
+
+  columns() {
+    const n = this.ops.length;
+    const seconds = Float64Array.from(this.times, (t) => t[0]);
+    const nanoseconds = Uint32Array.from(this.times, (t) => t[1]);
+    const expected = Buffer.alloc(32 * n);
+    this.expected.forEach((hex, i) => hex !== undefined && expected.write(hex, 32 * i, 'hex'));
+    return {
+      ops: Uint8Array.from(this.ops),
+      srcs: this.srcs,
+      dsts: this.dsts,
+      offsets: Float64Array.from(this.offsets),
+      lengths: Float64Array.from(this.lengths),
+      modes: Uint32Array.from(this.modes),
+      atimeSec: seconds,
+      atimeNsec: nanoseconds,
+      mtimeSec: seconds,
+      mtimeNsec: nanoseconds,
+      expected,
+    };
+  }
+
+  /** Runs the jobs; resolves to the native results (see lib/native.js runFileJobs). */
+  run(options, onProgress) {
+    if (this.length === 0) return Promise.resolve(null);
+    return native.runFileJobs(this.columns(), options, onProgress ?? undefined);
+  }
+}
+
+/** The hex SHA-256 of job `i`'s content. */
+export const hashOf = (results, i) => results.hashes.toString('hex', 32 * i, 32 * i + 32);
+
+/** The failure of job `i` as { code, syscall }, or null. */
+export const failureOf = (results, i) => (results.errnos[i] === 0 ? null : { code: results.codes[i], syscall: results.syscalls[i] });
+
+/**
+ * How files will be cloned from `sourceDir` into `targetDir`: a strict probe
+ * of FICLONE on the target filesystem (kept apart from the per-file
+ * fallback, so one file's failure never turns reflink off for the run, and
+ * never hides that it works). engine 'reflink' insists on it; 'copy' never
+ * shares extents (copy_file_range may, on XFS and Btrfs).
+ */
+export function chooseEngine(engine, sourceDir, targetDir) {
+  native.requireNative('workspace snapshots');
+  let reflinkSupported = false;
+  let probeCode = null;
+  if (engine !== 'copy') {
+    const probe = native.probeReflink(targetDir);
+    const sameFilesystem = statSync(sourceDir).dev === statSync(targetDir).dev;
+    reflinkSupported = probe.supported && sameFilesystem;
+    probeCode = probe.supported ? (sameFilesystem ? null : 'EXDEV') : probe.code;
+    if (engine === 'reflink' && !reflinkSupported) {
+      throw new ArenaCacheError(
+        codes.ERR_REFLINK_UNSUPPORTED,
+        `engine 'reflink' needs a filesystem that clones extents (XFS with reflink=1, Btrfs) holding both ${sourceDir} and ${targetDir}; FICLONE failed with ${probeCode}`,
+      );
+    }
+  }
+  return { requested: engine, reflinkSupported, probeCode, runOptions: { reflink: reflinkSupported, copyFileRange: engine !== 'copy' } };
+}
+
+/**
+ * Tallies the engines the native runner used: counts per engine, the
+ * weakest clone engine used (never claiming reflink if any file was
+ * copied), and `degraded` when reflink worked in the probe but some file
+ * still fell back, with the first few of those files and why.
+ */
+export class EngineTally {
+  constructor(choice) {
+    this.choice = choice;
+    this.counts = { reflink: 0, copy_file_range: 0, copy: 0, pack: 0, reused: 0 };
+    this.fallbacks = [];
+    this.fallbackCount = 0;
+  }
+
+  add(results, i, where) {
+    const engine = ENGINE_NAMES[results.engines[i]];
+    this.counts[engine]++;
+    if (this.choice.reflinkSupported && engine !== 'reflink' && engine !== 'pack') {
+      this.fallbackCount++;
+      if (this.fallbacks.length < 20) this.fallbacks.push({ path: where, engine, code: errnoName(results.fallbackErrnos[i]) });
+    }
+    return engine;
+  }
+
+  summary() {
+    let used = 'none';
+    for (const engine of ['reflink', 'copy_file_range', 'copy']) if (this.counts[engine] > 0) used = engine;
+    if (used === 'none' && this.counts.pack > 0) used = 'pack';
+    return {
+      requested: this.choice.requested,
+      used,
+      reflinkSupported: this.choice.reflinkSupported,
+      degraded: this.fallbackCount > 0,
+      counts: { ...this.counts },
+      fallbacks: this.fallbacks,
+    };
+  }
+}
+
+const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, value]) => [value, name]));
+
+/** "EOPNOTSUPP" for errno 95; null for 0. */
+export function errnoName(errno) {
+  if (errno === 0) return null;
+  return ERRNO_NAMES.get(errno) ?? `E${errno}`;
+}
+
+/**
+ * Builds the tree `entries` describes inside the empty directory `root`.
+ * Each entry is { path, type: 'd'|'f'|'l', mode, time: [sec, nsec], target }
+ * and, for files, `job(list, destination)` adds the job that makes it.
+ * Directories are made writable first and given their own mode and time
+ * last, deepest first, so that making their contents does not change them.
+ * Resolves to the native results and the job index of every file entry.
+ */
+export async function buildTree(root, entries, { runOptions, onProgress }) {
+  const jobs = new JobList();
+  const jobOf = new Map();
+  const directories = [];
+  const links = [];
+  for (const entry of entries) {
+    const destination = path.join(root, entry.path);
+    if (entry.type === 'd') {
+      mkdirSync(destination, { mode: 0o700 });
+      directories.push([destination, entry]);
+    } else if (entry.type === 'l') {
+      symlinkSync(entry.target, destination);
+      links.push([destination, entry]);
+    } else {
+      jobOf.set(entry, entry.job(jobs, destination));
+    }
+  }
+  const results = await jobs.run(runOptions, onProgress);
+  for (const [destination, entry] of links) lutimesSync(destination, ...times(entry.time));
+  for (let i = directories.length - 1; i >= 0; i--) {
+    const [destination, entry] = directories[i];
+    chmodSync(destination, entry.mode);
+    utimesSync(destination, ...times(entry.time));
+  }
+  return { results, jobOf };
+}
+
+const times = ([sec, nsec]) => {
+  const value = sec + nsec / 1e9;
+  return [value, value];
+};

@@ -1,0 +1,203 @@
+// Taking a snapshot: scan the worktree, reuse the parent's hash and stored
+// bytes for every file whose identity (dev, ino, size, mtime, ctime) is
+// unchanged, store the rest (small files into one pack, large ones cloned
+// into objects by content), then commit the manifest and, last, the
+// descriptor. An intent record comes first, so a snapshot cut short is
+// never listed and the next open removes what it left.
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { ArenaCacheError, codes } from '../errors.js';
+import * as native from '../native.js';
+import { chooseEngine, EngineTally, failureOf, hashOf, JobList } from './engine.js';
+import { META_NAME, writeJson } from './layout.js';
+import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
+import { newSnapshotId } from './names.js';
+import { DESCRIPTOR_FORMAT, descriptorChecksum } from './repository.js';
+
+const SPECIAL_KINDS = [
+  [0o010000, 'fifo'],
+  [0o140000, 'socket'],
+  [0o020000, 'character device'],
+  [0o060000, 'block device'],
+];
+
+function kindOf(mode) {
+  const type = mode & 0o170000;
+  return SPECIAL_KINDS.find(([bits]) => bits === type)?.[1] ?? 'special file';
+}
+
+/**
+ * The filesystem's own clock, read from a file made now: a file whose ctime
+ * is not before it may change again within the same clock tick without its
+ * identity changing, so its key is not trusted by the next snapshot.
+ */
+function filesystemNow(file) {
+  const fd = openSync(file, 'w');
+  try {
+    const { ctimeNs } = fstatSync(fd, { bigint: true });
+    return ctimeNs;
+  } finally {
+    closeSync(fd);
+    unlinkSync(file);
+  }
+}
+
+const nanoseconds = (sec, nsec) => BigInt(sec) * 1_000_000_000n + BigInt(nsec);
+
+export async function takeSnapshot(workspace, options) {
+  const { repository, worktree } = workspace;
+  const { layout } = repository;
+  const { engine, threads, packBelow, durable, onProgress, message, tags } = options;
+  const id = newSnapshotId();
+  const intent = `snapshot-${id}`;
+  const packTemp = layout.tmp(`${id}.pack`);
+  const made = [];
+  let committed = false;
+  writeJson(layout.intent(intent), { op: 'snapshot', id, worktree: worktree.name, pid: process.pid, time: new Date().toISOString() }, durable);
+  try {
+    const clock = filesystemNow(layout.tmp(`${id}.clock`));
+    const scan = await native.scanTree(workspace.path, [META_NAME]);
+    const parent = worktree.head;
+    const reusable = new Map();
+    if (parent !== null) {
+      const parentManifest = repository.manifest(parent);
+      for (const entry of parentManifest.entries) if (entry[1] === 'f' && entry[9] !== null) reusable.set(entry[0], entry);
+    }
+    const choice = chooseEngine(engine, workspace.path, layout.dir('tmp'));
+    const tally = new EngineTally(choice);
+    const jobs = new JobList();
+    const entries = [];
+    const pending = [];
+    const skipped = [];
+    let bytes = 0;
+    for (let i = 0; i < scan.paths.length; i++) {
+      const where = scan.paths[i];
+      const mode = scan.modes[i] & 0o7777;
+      const mtimeSec = scan.mtimeSec[i];
+      const mtimeNsec = scan.mtimeNsec[i];
+      switch (scan.types[i]) {
+        case 2:
+          entries.push([where, 'd', mode, mtimeSec, mtimeNsec]);
+          continue;
+        case 3:
+          entries.push([where, 'l', scan.targets[i], mtimeSec, mtimeNsec]);
+          continue;
+        case 1:
+          break;
+        default:
+          skipped.push({ path: where, reason: kindOf(scan.modes[i]) });
+          continue;
+      }
+      const size = scan.sizes[i];
+      const key = statKey(scan.devs[i], scan.inos[i], size, mtimeSec, mtimeNsec, scan.ctimeSec[i], scan.ctimeNsec[i]);
+      const previous = reusable.get(where);
+      if (previous !== undefined && previous[9] === key) {
+        entries.push([where, 'f', mode, size, mtimeSec, mtimeNsec, previous[6], previous[7], previous[8], key]);
+        tally.counts.reused++;
+        bytes += size;
+        continue;
+      }
+      const entry = [where, 'f', mode, size, mtimeSec, mtimeNsec, null, null, null, null];
+      entries.push(entry);
+      const source = path.join(workspace.path, where);
+      const job =
+        size < packBelow && engine !== 'reflink'
+          ? jobs.push(native.JOB_PACK, source)
+          : jobs.push(native.JOB_CLONE, source, layout.tmp(`${id}.${jobs.length}`), { mode: 0o444, time: [mtimeSec, mtimeNsec] });
+      pending.push([entry, job]);
+    }
+    const hasPack = jobs.ops.includes(native.JOB_PACK);
+    if (hasPack) made.push(packTemp);
+    const progress = onProgress && ((done, total, doneBytes) => onProgress({ phase: 'snapshot', done, total, bytes: doneBytes }));
+    const results = await jobs.run({ ...choice.runOptions, threads, hash: true, packPath: hasPack ? packTemp : '', packOffset: 0, retries: 2 }, progress);
+    const failures = [];
+    const vanished = new Set();
+    const unstable = [];
+    let storedBytes = 0;
+    for (const [entry, i] of pending) {
+      const failure = failureOf(results, i);
+      if (failure !== null) {
+        // Removed since the scan: the snapshot is of the tree without it.
+        if (failure.code === 'ENOENT') vanished.add(entry);
+        else failures.push({ path: entry[0], ...failure });
+        continue;
+      }
+      const stable = (results.flags[i] & native.FLAG_UNSTABLE) === 0;
+      if (!stable) unstable.push(entry[0]);
+      const changedNow = nanoseconds(results.ctimeSec[i], results.ctimeNsec[i]) >= clock;
+      entry[3] = results.sizes[i];
+      entry[4] = results.mtimeSec[i];
+      entry[5] = results.mtimeNsec[i];
+      entry[6] = hashOf(results, i);
+      entry[8] = tally.add(results, i, entry[0]);
+      entry[9] = stable && !changedNow
+        ? statKey(results.devs[i], results.inos[i], entry[3], entry[4], entry[5], results.ctimeSec[i], results.ctimeNsec[i])
+        : null;
+      bytes += entry[3];
+      storedBytes += entry[3];
+      if (jobs.ops[i] === native.JOB_PACK) {
+        entry[7] = [id, results.offsets[i]];
+      } else {
+        entry[7] = 'o';
+        storeObject(layout, jobs.dsts[i], entry[6]);
+      }
+    }
+    if (failures.length > 0) {
+      const error = new ArenaCacheError(
+        codes.ERR_SNAPSHOT_IO,
+        `snapshot failed: ${failures.length} file(s) could not be read or stored, first ${failures[0].path} (${failures[0].code} in ${failures[0].syscall})`,
+      );
+      error.failures = failures;
+      throw error;
+    }
+    for (const entry of vanished) skipped.push({ path: entry[0], reason: 'removed during the snapshot' });
+    const kept = vanished.size === 0 ? entries : entries.filter((entry) => !vanished.has(entry));
+    if (hasPack) {
+      renameSync(packTemp, layout.pack(id));
+      made.push(layout.pack(id));
+    }
+    made.push(layout.manifest(id));
+    writeJson(layout.manifest(id), { format: MANIFEST_FORMAT, id, entries: kept }, false, 0);
+    if (durable) await native.syncFilesystem(layout.repository);
+    const descriptor = {
+      format: DESCRIPTOR_FORMAT,
+      id,
+      parent,
+      worktree: worktree.name,
+      time: new Date().toISOString(),
+      message,
+      tags,
+      engine: tally.summary(),
+      files: kept.filter((entry) => entry[1] === 'f').length,
+      directories: kept.filter((entry) => entry[1] === 'd').length,
+      symlinks: kept.filter((entry) => entry[1] === 'l').length,
+      bytes,
+      storedBytes,
+      skipped,
+      unstable,
+      payloadChecksum: payloadChecksum(kept),
+    };
+    descriptor.descriptorChecksum = descriptorChecksum(descriptor);
+    writeJson(layout.descriptor(id), descriptor, durable);
+    committed = true;
+    workspace.setHead(id, durable);
+    return descriptor;
+  } finally {
+    if (!committed) for (const file of made) rmSync(file, { force: true });
+    for (const name of leftovers(layout, id)) rmSync(name, { force: true });
+    rmSync(layout.intent(intent), { force: true });
+  }
+}
+
+/** Moves a cloned file into objects/ under its hash; an object already there is the same bytes, so the clone is dropped. */
+function storeObject(layout, temporary, hash) {
+  const target = layout.object(hash);
+  mkdirSync(path.dirname(target), { recursive: true });
+  if (!native.renameNoReplace(temporary, target)) unlinkSync(temporary);
+}
+
+/** Temporary files of snapshot `id` (clones not yet moved into objects/, the clock file, the pack being written). */
+export function leftovers(layout, id) {
+  const prefix = `${id}.`;
+  return readdirSync(layout.dir('tmp')).filter((name) => name.startsWith(prefix)).map((name) => layout.tmp(name));
+}
