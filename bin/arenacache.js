@@ -229,8 +229,9 @@ const COMMAND_RUNNERS = {
     return { result, text: lines.join('\n'), code: result.ok ? EXIT.ok : EXIT.differs };
   },
   async gc({ values, dir }) {
+    const options = { dryRun: values['dry-run'] === true, keepLast: integer(values['keep-last'], 'keep-last'), keepWithin: duration(values['keep-within'], 'keep-within') };
     const workspace = await Workspace.open(dir);
-    const result = await workspace.gc({ dryRun: values['dry-run'] === true, keepLast: integer(values['keep-last'], 'keep-last'), keepWithin: duration(values['keep-within'], 'keep-within') });
+    const result = await workspace.gc(options);
     const verb = result.dryRun ? 'would delete' : 'deleted';
     const lines = [`${verb} ${result.delete.length} snapshot(s) and ${result.files.length} stored file(s), ${formatBytes(result.bytes)}`];
     for (const id of result.delete) lines.push(`  ${verb} ${id}`);
