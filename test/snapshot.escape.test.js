@@ -50,7 +50,7 @@ function forge(workspace, id, entries) {
   writeFileSync(manifestFile, JSON.stringify(manifest));
   const descriptorFile = path.join(repo, 'snapshots', `${id}.json`);
   const descriptor = JSON.parse(readFileSync(descriptorFile, 'utf8'));
-  descriptor.payloadChecksum = payloadChecksum(manifest.entries);
+  descriptor.payloadChecksum = payloadChecksum(manifest);
   descriptor.descriptorChecksum = descriptorChecksum(descriptor);
   writeFileSync(descriptorFile, canonicalJson(descriptor));
 }

@@ -23,6 +23,8 @@ function firstTree(dir) {
 test('restore brings back the exact tree: contents, modes, times, links, empty directories', async (t) => {
   const dir = tempDir(t, 'ws');
   firstTree(dir);
+  const { chmodSync, statSync } = await import('node:fs');
+  chmodSync(dir, 0o750);
   const workspace = await Workspace.init(dir);
   const expected = readTree(dir, { withTimes: true });
   const first = await workspace.snapshot({ message: 'first' });
@@ -36,6 +38,7 @@ test('restore brings back the exact tree: contents, modes, times, links, empty d
   const restored = await workspace.restore(first.id);
   assert.equal(restored.id, first.id);
   assert.deepEqual(readTree(dir, { withTimes: true }), expected);
+  assert.equal(statSync(dir).mode & 0o7777, 0o750, 'the root keeps its mode');
   assert.equal(workspace.head, first.id);
   assert.deepEqual(readdirSync(path.dirname(dir)).filter((name) => name.startsWith(`.${path.basename(dir)}.arenacache`)), [], 'no staging left beside the worktree');
   // The workspace still works after the swap: its repository moved with it.
@@ -86,6 +89,14 @@ test('fork makes a second worktree sharing the repository', async (t) => {
   const heads = Object.fromEntries(workspace.history().map((row) => [row.id, row.heads]));
   assert.deepEqual(heads[forkSnapshot.id], ['feature']);
   await assert.rejects(workspace.fork(first.id, forkDir), { code: codes.ERR_WORKSPACE_EXISTS, message: `cannot fork into ${forkDir}: it is not empty` });
+  await assert.rejects(workspace.fork(first.id, path.join(forkDir, 'feature.txt'), { name: 'x' }), {
+    code: codes.ERR_WORKSPACE_EXISTS,
+    message: `cannot fork into ${path.join(forkDir, 'feature.txt')}: it is not a directory`,
+  });
+  await assert.rejects(workspace.fork(first.id, path.join(dir, 'inside'), { name: 'y' }), {
+    name: 'RangeError',
+    message: `dir must be outside the worktree and its repository, or it would be snapshotted or swapped away (got ${JSON.stringify(path.join(dir, 'inside'))})`,
+  });
   await assert.rejects(workspace.fork(first.id, path.join(path.dirname(forkDir), 'other'), { name: 'feature' }), {
     code: codes.ERR_WORKSPACE_EXISTS,
     message: 'a worktree named feature already exists; pass options.name',

@@ -110,6 +110,9 @@ test('special files are skipped and reported', async (t) => {
   execFileSync('mkfifo', [path.join(dir, 'pipe')]);
   const descriptor = await workspace.snapshot();
   assert.deepEqual(descriptor.skipped, [{ path: 'pipe', reason: 'fifo' }]);
+  // Skipped by design, so neither a change nor a reason to refuse a restore.
+  assert.equal((await workspace.status()).ok, true);
+  await workspace.restore(descriptor.id);
 });
 
 test('history lists newest first as objects or a table; pins show', async (t) => {
@@ -165,6 +168,8 @@ test('argument errors name the argument and what was expected', async (t) => {
     name: 'RangeError',
     message: `options.repository must be outside the workspace, or it would be snapshotted (got ${JSON.stringify(path.join(dir, 'meta').slice(0, 40) + (path.join(dir, 'meta').length > 40 ? '…' : ''))})`,
   });
+  const dotted = path.join(dir, '..repo');
+  await assert.rejects(Workspace.init(dir, { repository: dotted }), (error) => error instanceof RangeError && error.message.startsWith('options.repository must be outside the workspace'));
   await assert.rejects(workspace.snapshot({ engine: 'fast' }), { name: 'RangeError', message: `options.engine must be 'auto', 'reflink' or 'copy' (got "fast")` });
   await assert.rejects(workspace.snapshot({ threads: 0 }), { name: 'RangeError', message: 'options.threads must be an integer from 1 to 64 (got 0)' });
   await assert.rejects(workspace.snapshot({ packBelow: -1 }), { name: 'RangeError', message: 'options.packBelow must be an integer from 0 to 16 MiB (got -1)' });

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import * as native from '../native.js';
-import { buildTree, chooseEngine, EngineTally, ENGINE_NAMES, failureOf } from './engine.js';
+import { isWithin } from './layout.js';
+import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf } from './engine.js';
 
 const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: null });
 
@@ -33,11 +34,11 @@ export async function cloneTree(source, target, options = {}) {
   const from = path.resolve(source);
   const to = path.resolve(target);
   if (existsSync(to)) throw new ArenaCacheError(codes.ERR_WORKSPACE_EXISTS, `cannot clone into ${to}: it exists`);
-  const relative = path.relative(from, to);
-  if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
+  if (isWithin(from, to)) {
     throw new RangeError(`target must not be inside source (got ${describe(target)} inside ${describe(source)})`);
   }
   const scan = await native.scanTree(from, []);
+  checkNames(scan.paths, 'clone');
   mkdirSync(to, { mode: 0o700 });
   const choice = chooseEngine(engine, from, to);
   const entries = [];

@@ -63,7 +63,10 @@ export class JobList {
 
   /** Runs the jobs; resolves to the native results (see lib/native.js runFileJobs). */
   run(options, onProgress) {
-    if (this.length === 0) return Promise.resolve(null);
+    if (this.length === 0) {
+      onProgress?.(0, 0, 0);
+      return Promise.resolve(null);
+    }
     return native.runFileJobs(this.columns(), options, onProgress ?? undefined);
   }
 }
@@ -145,6 +148,18 @@ const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, value
 export function errnoName(errno) {
   if (errno === 0) return null;
   return ERRNO_NAMES.get(errno) ?? `E${errno}`;
+}
+
+/**
+ * Throws ERR_SNAPSHOT_IO for a name that did not come through as UTF-8: the
+ * scan decodes names as UTF-8, so such a name would be stored as another
+ * (and two of them could collide).
+ */
+export function checkNames(paths, operation) {
+  const bad = paths.find((where) => where.includes('\uFFFD'));
+  if (bad !== undefined) {
+    throw new ArenaCacheError(codes.ERR_SNAPSHOT_IO, `cannot ${operation} ${JSON.stringify(bad)}: file names must be valid UTF-8 (without U+FFFD)`);
+  }
 }
 
 /**

@@ -74,6 +74,12 @@ export class Layout {
   }
 }
 
+/** Whether `child` is `parent` or lies below it (lexically; both absolute). */
+export function isWithin(parent, child) {
+  const relative = path.relative(parent, child);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
 /** The sibling directories a restore of `worktree` builds in and swaps through (same filesystem). */
 export function stagingPaths(worktree) {
   const parent = path.dirname(worktree);

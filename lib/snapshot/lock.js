@@ -30,8 +30,12 @@ export class WorkspaceLock {
       );
     }
     if (!shared) {
-      ftruncateSync(fd, 0);
-      writeSync(fd, `${operation} by process ${process.pid}`, 0);
+      try {
+        ftruncateSync(fd, 0);
+        writeSync(fd, `${operation} by process ${process.pid}`, 0);
+      } catch {
+        // The note is a courtesy (a full disk must not keep the lock held).
+      }
     }
     return new WorkspaceLock(fd);
   }

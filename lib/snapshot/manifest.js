@@ -6,6 +6,8 @@
 //   symlink    [path, 'l', target, mtimeSec, mtimeNsec]
 //   file       [path, 'f', mode, size, mtimeSec, mtimeNsec, sha256, where, engine, key]
 //
+// and `root` = [mode, mtimeSec, mtimeNsec] of the tree's root directory.
+//
 // `where` is 'o' (objects/<hh>/<sha256>) or [packId, offset]. `key` is the
 // source file's identity when it was read (dev:ino:size:mtime:ctime), or
 // null when it may have changed unseen (written during the read, or within
@@ -24,10 +26,14 @@ export function statKey(dev, ino, size, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec
   return `${dev}:${ino}:${size}:${mtimeSec}.${mtimeNsec}:${ctimeSec}.${ctimeNsec}`;
 }
 
-/** SHA-256 over the entries' type, path, mode, size and content hash (or link target): what the tree holds, not when it was touched. */
-export function payloadChecksum(entries) {
+/**
+ * SHA-256 over the root's mode and the entries' type, path, mode, size and
+ * content hash (or link target): what the tree holds, not when it was touched.
+ */
+export function payloadChecksum(manifest) {
   const hash = createHash('sha256');
-  for (const entry of entries) hash.update(canonicalLine(entry));
+  hash.update(`r\0${manifest.root[0]}\n`);
+  for (const entry of manifest.entries) hash.update(canonicalLine(entry));
   return hash.digest('hex');
 }
 
@@ -71,6 +77,8 @@ export function checkManifest(id, manifest) {
   if (manifest === null || typeof manifest !== 'object' || manifest.format !== MANIFEST_FORMAT || !Array.isArray(manifest.entries)) {
     throw corrupt(id, `is not an ${MANIFEST_FORMAT} document`);
   }
+  const root = manifest.root;
+  if (!Array.isArray(root) || root.length !== 3 || !isMode(root[0]) || !isTime(root[1], root[2])) throw corrupt(id, 'has no valid root [mode, mtimeSec, mtimeNsec]');
   const directories = new Set(['']);
   let previous = null;
   for (const entry of manifest.entries) {

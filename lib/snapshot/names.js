@@ -38,6 +38,10 @@ export function checkReference(value, name = 'id') {
   }
 }
 
+export function isName(value) {
+  return typeof value === 'string' && NAME_PATTERN.test(value);
+}
+
 /** Tags and worktree names: letters, digits, '.', '_' and '-', at most 64, not starting with a dot. */
 export function checkName(value, name) {
   if (typeof value !== 'string') throw new TypeError(`${name} must be a string (got ${describe(value)})`);

@@ -17,16 +17,17 @@ import { leftovers } from './take.js';
  */
 export function recoverWorktreePath(worktreePath, lockedBy) {
   const { staging, old } = stagingPaths(worktreePath);
-  if (!existsSync(worktreePath) && existsSync(old)) renameSync(old, worktreePath);
   const stagedMeta = path.join(staging, META_NAME);
-  if (existsSync(worktreePath) && !existsSync(path.join(worktreePath, META_NAME)) && existsSync(stagedMeta)) {
-    // A live restore holds the lock while its metadata sits in staging.
-    const lock = lockedBy(stagedMeta);
-    try {
-      renameSync(stagedMeta, path.join(worktreePath, META_NAME));
-    } finally {
-      lock?.release();
-    }
+  // Between the metadata's move into staging and the swap. A live restore
+  // holds the lock (through the metadata it moved), so this waits for none.
+  if (!existsSync(stagedMeta)) return;
+  const lock = lockedBy(stagedMeta);
+  try {
+    // The fallback swap was cut between its renames: the old tree is in `old`.
+    if (!existsSync(worktreePath) && existsSync(old)) renameSync(old, worktreePath);
+    if (existsSync(worktreePath) && !existsSync(path.join(worktreePath, META_NAME))) renameSync(stagedMeta, path.join(worktreePath, META_NAME));
+  } finally {
+    lock.release();
   }
 }
 
@@ -82,17 +83,18 @@ function recoverOne(workspace, record) {
       return { op: 'snapshot', id: record.id, outcome: 'removed' };
     }
     case 'restore': {
-      // Another worktree whose metadata is still in its staging directory:
-      // its own open puts it back first, then this intent can be settled.
-      if (existsSync(record.path) && !existsSync(path.join(record.path, META_NAME))) return null;
+      // Another worktree caught mid-swap (its path missing, or its metadata
+      // still in staging): its own open puts things back first, then this
+      // intent is settled. Nothing of it is touched before that.
       const { staging, old } = stagingPaths(record.path);
-      let swapped = false;
-      if (record.phase === 'swap' && existsSync(record.path)) {
-        swapped = String(statSync(record.path, { bigint: true }).ino) === record.stagingIno;
-      }
-      if (swapped) {
-        const worktree = repository.worktreeRecord(record.worktree);
-        if (worktree !== undefined) repository.writeWorktree({ ...worktree, head: record.id }, true);
+      if (!existsSync(record.path) || !existsSync(path.join(record.path, META_NAME)) || existsSync(path.join(staging, META_NAME))) return null;
+      const swapped = record.phase === 'swap' && String(statSync(record.path, { bigint: true }).ino) === record.stagingIno;
+      const worktree = repository.worktreeRecord(record.worktree);
+      if (worktree !== undefined) {
+        // Forward: the new head. Back: the head before the restore (the
+        // head may have been written before a crash undid the swap).
+        const head = swapped ? record.id : (record.previousHead ?? worktree.head);
+        if (worktree.head !== head) repository.writeWorktree({ ...worktree, head }, true);
       }
       // Not swapped: the staging tree is the new one, never shown. Swapped: it is the old one.
       if (!existsSync(path.join(staging, META_NAME))) rmSync(staging, { recursive: true, force: true });

@@ -94,7 +94,7 @@ export class Repository {
     }
     if (manifest === undefined) throw new ArenaCacheError(codes.ERR_SNAPSHOT_CORRUPT, `snapshot ${id}: manifest is missing`);
     checkManifest(id, manifest);
-    if (payloadChecksum(manifest.entries) !== descriptor.payloadChecksum) {
+    if (payloadChecksum(manifest) !== descriptor.payloadChecksum) {
       throw new ArenaCacheError(codes.ERR_SNAPSHOT_CORRUPT, `snapshot ${id}: manifest does not match the descriptor's payload checksum`);
     }
     return manifest;

@@ -8,12 +8,12 @@
 // RENAME_EXCHANGE it falls back to two renames; the moment between them
 // (the worktree path missing) is repaired by the next open. The intent
 // record says which phase a restore reached; recover.js finishes or undoes it.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
 import { buildTree, chooseEngine, failureOf } from './engine.js';
-import { META_NAME, stagingPaths, writeJson } from './layout.js';
+import { isWithin, META_NAME, stagingPaths, syncDirectory, writeJson } from './layout.js';
 import { locate } from './manifest.js';
 
 export const POINTER_FORMAT = 'arenacache-worktree/1';
@@ -48,6 +48,10 @@ export async function materialize(repository, id, manifest, target, { threads, o
     runOptions: { ...choice.runOptions, threads, hash: false, checkExpected: true, retries: 0 },
     onProgress: progress,
   });
+  // The tree's root directory, as the worktree had it.
+  const [rootMode, rootSec, rootNsec] = manifest.root;
+  chmodSync(target, rootMode);
+  utimesSync(target, rootSec + rootNsec / 1e9, rootSec + rootNsec / 1e9);
   const damaged = [];
   const failures = [];
   for (const [item, i] of jobOf) {
@@ -97,7 +101,7 @@ export async function restoreTree(workspace, id, { threads, onProgress, durable 
   rmSync(staging, { recursive: true, force: true });
   rmSync(old, { recursive: true, force: true });
   const intent = layout.intent(`restore-${worktree.name}`);
-  const record = { op: 'restore', id, worktree: worktree.name, path: worktreePath, staging, phase: 'stage', pid: process.pid };
+  const record = { op: 'restore', id, previousHead: worktree.head, worktree: worktree.name, path: worktreePath, staging, phase: 'stage', pid: process.pid };
   writeJson(intent, record, durable);
   try {
     mkdirSync(staging, { mode: 0o700 });
@@ -112,6 +116,7 @@ export async function restoreTree(workspace, id, { threads, onProgress, durable 
   // From here the intent decides: the next open finishes or undoes the swap.
   renameSync(path.join(worktreePath, META_NAME), path.join(staging, META_NAME));
   swapDirectories(worktreePath, staging, old);
+  if (durable) syncDirectory(path.dirname(worktreePath));
   workspace.setHead(id, durable);
   // The old tree goes before the intent does, so that a kill while it is
   // being removed leaves the intent to finish the job.
@@ -137,6 +142,12 @@ export async function forkTree(workspace, id, dir, { name, threads, onProgress, 
   const { repository } = workspace;
   const { layout } = repository;
   const target = path.resolve(dir);
+  if (isWithin(workspace.path, target) || isWithin(layout.repository, target)) {
+    throw new RangeError(`dir must be outside the worktree and its repository, or it would be snapshotted or swapped away (got ${JSON.stringify(dir)})`);
+  }
+  if (existsSync(target) && !statSync(target).isDirectory()) {
+    throw new ArenaCacheError(codes.ERR_WORKSPACE_EXISTS, `cannot fork into ${target}: it is not a directory`);
+  }
   if (existsSync(target) && readdirSync(target).length > 0) {
     throw new ArenaCacheError(codes.ERR_WORKSPACE_EXISTS, `cannot fork into ${target}: it is not empty`);
   }

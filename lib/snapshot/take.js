@@ -4,11 +4,11 @@
 // into objects by content), then commit the manifest and, last, the
 // descriptor. An intent record comes first, so a snapshot cut short is
 // never listed and the next open removes what it left.
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
-import { chooseEngine, EngineTally, failureOf, hashOf, JobList } from './engine.js';
+import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, JobList } from './engine.js';
 import { META_NAME, writeJson } from './layout.js';
 import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
 import { newSnapshotId } from './names.js';
@@ -55,8 +55,13 @@ export async function takeSnapshot(workspace, options) {
   let committed = false;
   writeJson(layout.intent(intent), { op: 'snapshot', id, worktree: worktree.name, pid: process.pid, time: new Date().toISOString() }, durable);
   try {
-    const clock = filesystemNow(layout.tmp(`${id}.clock`));
+    // The clock of the worktree's filesystem (the repository may be on another).
+    const sameFilesystem = statSync(workspace.path).dev === statSync(layout.dir('tmp')).dev;
+    const clock = filesystemNow(sameFilesystem ? layout.tmp(`${id}.clock`) : path.join(workspace.path, `.arenacache-clock-${id}`));
+    const rootStats = statSync(workspace.path, { bigint: true });
+    const root = [Number(rootStats.mode & 0o7777n), Number(rootStats.mtimeNs / 1_000_000_000n), Number(rootStats.mtimeNs % 1_000_000_000n)];
     const scan = await native.scanTree(workspace.path, [META_NAME]);
+    checkNames(scan.paths, 'snapshot');
     const parent = worktree.head;
     const reusable = new Map();
     if (parent !== null) {
@@ -110,6 +115,18 @@ export async function takeSnapshot(workspace, options) {
     if (hasPack) made.push(packTemp);
     const progress = onProgress && ((done, total, doneBytes) => onProgress({ phase: 'snapshot', done, total, bytes: doneBytes }));
     const results = await jobs.run({ ...choice.runOptions, threads, hash: true, packPath: hasPack ? packTemp : '', packOffset: 0, retries: 2 }, progress);
+    // A clone made by reflink or copy_file_range is hashed by reading the
+    // source again; if the source changed meanwhile, the hash may not be of
+    // the cloned bytes, so those clones are hashed themselves before they
+    // are filed under a hash.
+    const rehash = new JobList();
+    const rehashOf = new Map();
+    for (const [, i] of pending) {
+      if (jobs.ops[i] === native.JOB_CLONE && failureOf(results, i) === null && (results.flags[i] & native.FLAG_UNSTABLE) !== 0) {
+        rehashOf.set(i, rehash.push(native.JOB_HASH, jobs.dsts[i]));
+      }
+    }
+    const rehashed = await rehash.run({ threads, hash: true });
     const failures = [];
     const vanished = new Set();
     const unstable = [];
@@ -129,6 +146,11 @@ export async function takeSnapshot(workspace, options) {
       entry[4] = results.mtimeSec[i];
       entry[5] = results.mtimeNsec[i];
       entry[6] = hashOf(results, i);
+      if (rehashOf.has(i)) {
+        const j = rehashOf.get(i);
+        entry[3] = rehashed.sizes[j];
+        entry[6] = hashOf(rehashed, j);
+      }
       entry[8] = tally.add(results, i, entry[0]);
       entry[9] = stable && !changedNow
         ? statKey(results.devs[i], results.inos[i], entry[3], entry[4], entry[5], results.ctimeSec[i], results.ctimeNsec[i])
@@ -157,7 +179,8 @@ export async function takeSnapshot(workspace, options) {
       made.push(layout.pack(id));
     }
     made.push(layout.manifest(id));
-    writeJson(layout.manifest(id), { format: MANIFEST_FORMAT, id, entries: kept }, false, 0);
+    const manifest = { format: MANIFEST_FORMAT, id, root, entries: kept };
+    writeJson(layout.manifest(id), manifest, false, 0);
     if (durable) await native.syncFilesystem(layout.repository);
     const descriptor = {
       format: DESCRIPTOR_FORMAT,
@@ -175,7 +198,7 @@ export async function takeSnapshot(workspace, options) {
       storedBytes,
       skipped,
       unstable,
-      payloadChecksum: payloadChecksum(kept),
+      payloadChecksum: payloadChecksum(manifest),
     };
     descriptor.descriptorChecksum = descriptorChecksum(descriptor);
     writeJson(layout.descriptor(id), descriptor, durable);

@@ -139,7 +139,8 @@ export async function diffWorktree(root, id, manifest, { rehash, threads, onProg
     if (!rehash && entry[9] !== null && entry[9] === key) continue;
     hashed.push([entry, jobs.push(native.JOB_HASH, path.join(root, where))]);
   }
-  for (const where of current.keys()) report.extra.push(where);
+  // Special files are never snapshotted (descriptor.skipped lists them), so they are not extra either.
+  for (const [where, i] of current) if (scan.types[i] !== 4) report.extra.push(where);
   const results = await jobs.run({ threads, hash: true }, progressFor(onProgress, 'verify'));
   for (const [entry, job] of hashed) {
     const problem = compare(results, job, entry);

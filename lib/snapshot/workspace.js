@@ -1,15 +1,14 @@
 // Workspace: snapshots of a directory tree, kept in a repository next to it
 // (see layout.js), with restore, fork, verify, history, pins and gc.
-import { availableParallelism } from 'node:os';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireNative } from '../native.js';
 import { planGc, runGc } from './gc.js';
-import { Layout, META_NAME, writeJson } from './layout.js';
+import { isWithin, Layout, META_NAME, writeJson } from './layout.js';
 import { withLock, WorkspaceLock } from './lock.js';
-import { checkName, checkReference, shortId } from './names.js';
+import { checkName, checkReference, isName, shortId } from './names.js';
 import { recoverIntents, recoverWorktreePath } from './recover.js';
 import { DEFAULT_RETENTION, Repository } from './repository.js';
 import { forkTree, POINTER_FORMAT, restoreTree } from './restore.js';
@@ -21,8 +20,8 @@ import { diffWorktree, verifyStore } from './verify.js';
 export const defaults = Object.freeze({
   /** 'auto' (reflink, else copy_file_range, else read/write, per file), 'reflink' (required) or 'copy' (never share extents). */
   engine: 'auto',
-  /** Native threads cloning, packing and hashing files. */
-  threads: Math.max(2, Math.min(4, availableParallelism())),
+  /** Native threads cloning, packing and hashing files (the work waits on I/O, so more than the cores help). */
+  threads: 4,
   /** Files smaller than this go into the snapshot's pack instead of one object file each. */
   packBelow: 64 * 1024,
   /** fsync records and syncfs the data before a snapshot, restore or fork counts as done. */
@@ -71,8 +70,14 @@ function readPointer(file) {
   } catch (error) {
     throw new ArenaCacheError(codes.ERR_WORKSPACE_FORMAT, `${file} is not a worktree pointer (${error.message})`, { cause: error });
   }
-  if (pointer?.format !== POINTER_FORMAT || typeof pointer.repository !== 'string' || typeof pointer.worktree !== 'string') {
-    throw new ArenaCacheError(codes.ERR_WORKSPACE_FORMAT, `${file} is not an ${POINTER_FORMAT} pointer`);
+  if (
+    pointer?.format !== POINTER_FORMAT ||
+    typeof pointer.repository !== 'string' ||
+    !path.isAbsolute(pointer.repository) ||
+    typeof pointer.worktree !== 'string' ||
+    !isName(pointer.worktree)
+  ) {
+    throw new ArenaCacheError(codes.ERR_WORKSPACE_FORMAT, `${file} is not an ${POINTER_FORMAT} pointer (an absolute repository path and a worktree name)`);
   }
   return pointer;
 }
@@ -111,8 +116,7 @@ export class Workspace {
     if (resolved.repository !== undefined) {
       checkDirectory(resolved.repository, 'options.repository');
       repository = path.resolve(resolved.repository);
-      const relative = path.relative(root, repository);
-      if (!relative.startsWith('..') && !path.isAbsolute(relative)) {
+      if (isWithin(root, repository)) {
         throw new RangeError(`options.repository must be outside the workspace, or it would be snapshotted (got ${describe(resolved.repository)})`);
       }
       if (existsSync(path.join(repository, 'config.json'))) {
@@ -141,6 +145,12 @@ export class Workspace {
       throw new ArenaCacheError(codes.ERR_WORKSPACE_NOT_FOUND, `${root} is not a workspace (no ${META_NAME}); create one with init`);
     }
     const where = repositoryOf(meta);
+    const lockedBy = (stagedMeta) => WorkspaceLock.acquire(new Layout(repositoryOf(stagedMeta).repository), 'recover');
+    if (!existsSync(where.repository) && path.basename(where.repository) === META_NAME) {
+      // A fork of a workspace whose repository was moved aside by a restore
+      // cut short: put it back from here.
+      recoverWorktreePath(path.dirname(where.repository), lockedBy);
+    }
     if (!existsSync(where.repository)) {
       throw new ArenaCacheError(codes.ERR_WORKSPACE_NOT_FOUND, `the repository of ${root} (${where.repository}) is gone`);
     }
