@@ -421,7 +421,9 @@ function checkBooleanOption(options, name) {
  *   mtimeNsec: Uint32Array, expected?: Uint8Array }} jobs expected: 32 bytes per job, needed with
  *   options.checkExpected
  * @param {{ threads?: number, reflink?: boolean, copyFileRange?: boolean, hash?: boolean,
- *   checkExpected?: boolean, packPath?: string, packOffset?: number, retries?: number }} [options]
+ *   checkExpected?: boolean, packPath?: string, packOffset?: number, retries?: number,
+ *   sourceRoot?: string }} [options] sourceRoot: srcs of clone, pack and hash jobs are relative to
+ *   it and opened beneath it, following no symbolic link (ELOOP/EXDEV otherwise)
  * @param {(doneJobs: number, totalJobs: number, doneBytes: number) => void} [onProgress] at most
  *   every 50 ms, and once at the end before the promise resolves; what it throws is ignored
  * @returns {Promise<{ engines: Uint8Array, flags: Uint8Array, sizes: Float64Array, offsets: Float64Array,
@@ -430,6 +432,20 @@ function checkBooleanOption(options, name) {
  *   mtimeNsec: Uint32Array, ctimeSec: Float64Array, ctimeNsec: Uint32Array, packEnd: number,
  *   bytes: number }>} errorOnDst[i] is 1 when the failed call was on dsts[i] (or the pack), 0 on srcs[i]
  */
+// With options.sourceRoot, the sources of clone, pack and hash jobs are
+// paths relative to it, opened beneath it without following any link.
+function checkSourceRoot(options, checked) {
+  const root = options.sourceRoot === undefined ? '' : options.sourceRoot;
+  if (typeof root !== 'string' || root.includes('\0')) throw new TypeError(`options.sourceRoot must be a string without NUL bytes (got ${describe(root)})`);
+  if (root === '') return root;
+  checked.srcs.forEach((src, i) => {
+    if (checked.ops[i] !== JOB_EXTRACT && (src === '' || src.startsWith('/'))) {
+      throw new RangeError(`jobs.srcs[${i}] must be a path relative to options.sourceRoot (got ${describe(src)})`);
+    }
+  });
+  return root;
+}
+
 export function runFileJobs(jobs, options = {}, onProgress = undefined) {
   if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object (got ${describe(options)})`);
   const checkExpected = checkBooleanOption(options, 'checkExpected');
@@ -454,6 +470,7 @@ export function runFileJobs(jobs, options = {}, onProgress = undefined) {
     packPath,
     packOffset,
     retries: checkIntegerOption(options, 'retries', 0, 10, 2),
+    sourceRoot: checkSourceRoot(options, checked),
   };
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError(`onProgress must be a function (got ${describe(onProgress)})`);

@@ -397,6 +397,41 @@ test('HASH: a whole file and a range; a range past the end is SHORT', { skip }, 
   assert.equal(BigInt(results.mtimeSec[0]) * 1_000_000_000n + BigInt(results.mtimeNsec[0]), st.mtimeNs);
 });
 
+test('sourceRoot: sources open beneath the root and never through a link, even one swapped in after the scan', { skip }, async () => {
+  const dir = freshDir();
+  const root = path.join(dir, 'root');
+  const outside = path.join(dir, 'outside');
+  fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(root, 'sub', 'f'), 'inside');
+  fs.writeFileSync(path.join(outside, 'f'), 'secret');
+  fs.symlinkSync(outside, path.join(root, 'link'));
+  const results = await runFileJobs(
+    columns([
+      { op: JOB_HASH, src: 'sub/f', length: -1 },
+      { op: JOB_HASH, src: 'link/f', length: -1 },
+      { op: JOB_HASH, src: '../outside/f', length: -1 },
+    ]),
+    { sourceRoot: root, hash: true },
+  );
+  assert.equal(hashOf(results, 0), sha256('inside'));
+  assert.equal(results.codes[1], 'ELOOP', 'a directory that is a link is not followed');
+  assert.equal(results.codes[2], 'EXDEV', '".." does not climb out');
+  // The case it is for: a directory replaced by a link between scan and read.
+  fs.renameSync(path.join(root, 'sub'), path.join(dir, 'moved'));
+  fs.symlinkSync(outside, path.join(root, 'sub'));
+  const swapped = await runFileJobs(columns([{ op: JOB_PACK, src: 'sub/f' }]), { sourceRoot: root, packPath: path.join(dir, 'pack') });
+  assert.equal(swapped.codes[0], 'ELOOP');
+  assert.throws(() => runFileJobs(columns([{ op: JOB_HASH, src: '/etc/hostname', length: -1 }]), { sourceRoot: root }), {
+    name: 'RangeError',
+    message: 'jobs.srcs[0] must be a path relative to options.sourceRoot (got "/etc/hostname")',
+  });
+  assert.throws(() => runFileJobs(columns([{ op: JOB_HASH, src: 'x', length: -1 }]), { sourceRoot: 5 }), {
+    name: 'TypeError',
+    message: 'options.sourceRoot must be a string without NUL bytes (got 5)',
+  });
+});
+
 test('a failing job records its errno, code and system call; the others go on', { skip }, async () => {
   const dir = freshDir();
   fs.writeFileSync(path.join(dir, 'a'), 'a');

@@ -50,11 +50,11 @@ export async function cloneTree(source, target, options = {}) {
     const type = scan.types[i];
     if (type === 2) entries.push({ path: where, type: 'd', mode, time });
     else if (type === 3) entries.push({ path: where, type: 'l', target: scan.targets[i], time });
-    else if (type === 1) entries.push({ path: where, type: 'f', job: (jobs, destination) => jobs.push(native.JOB_CLONE, path.join(from, where), destination, { mode, time }) });
+    else if (type === 1) entries.push({ path: where, type: 'f', job: (jobs, destination) => jobs.push(native.JOB_CLONE, where, destination, { mode, time }) });
     else skipped.push({ path: where, reason: 'special file' });
   }
   const progress = onProgress && ((done, total, bytes) => onProgress({ phase: 'clone', done, total, bytes }));
-  const { results, jobOf } = await buildTree(to, entries, { runOptions: { ...choice.runOptions, threads, hash: false, retries: 2 }, onProgress: progress });
+  const { results, jobOf } = await buildTree(to, entries, { runOptions: { ...choice.runOptions, threads, hash: false, retries: 2, sourceRoot: from }, onProgress: progress });
   // The root directory takes the source's mode and time, as cp -a does.
   const root = statSync(from);
   chmodSync(to, root.mode & 0o7777);

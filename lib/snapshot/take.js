@@ -104,17 +104,20 @@ export async function takeSnapshot(workspace, options) {
       }
       const entry = [where, 'f', mode, size, mtimeSec, mtimeNsec, null, null, null, null];
       entries.push(entry);
-      const source = path.join(workspace.path, where);
+      // Relative to the worktree, opened beneath it (sourceRoot below).
       const job =
         size < packBelow && engine !== 'reflink'
-          ? jobs.push(native.JOB_PACK, source)
-          : jobs.push(native.JOB_CLONE, source, layout.tmp(`${id}.${jobs.length}`), { mode: 0o444, time: [mtimeSec, mtimeNsec] });
+          ? jobs.push(native.JOB_PACK, where)
+          : jobs.push(native.JOB_CLONE, where, layout.tmp(`${id}.${jobs.length}`), { mode: 0o444, time: [mtimeSec, mtimeNsec] });
       pending.push([entry, job]);
     }
     const hasPack = jobs.ops.includes(native.JOB_PACK);
     if (hasPack) made.push(packTemp);
     const progress = onProgress && ((done, total, doneBytes) => onProgress({ phase: 'snapshot', done, total, bytes: doneBytes }));
-    const results = await jobs.run({ ...choice.runOptions, threads, hash: true, packPath: hasPack ? packTemp : '', packOffset: 0, retries: 2 }, progress);
+    const results = await jobs.run(
+      { ...choice.runOptions, threads, hash: true, packPath: hasPack ? packTemp : '', packOffset: 0, retries: 2, sourceRoot: workspace.path },
+      progress,
+    );
     // A clone made by reflink or copy_file_range is hashed by reading the
     // source again; if the source changed meanwhile, the hash may not be of
     // the cloned bytes, so those clones are hashed themselves before they

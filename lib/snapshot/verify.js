@@ -137,11 +137,11 @@ export async function diffWorktree(root, id, manifest, { rehash, threads, onProg
     }
     const key = statKey(scan.devs[i], scan.inos[i], size, scan.mtimeSec[i], scan.mtimeNsec[i], scan.ctimeSec[i], scan.ctimeNsec[i]);
     if (!rehash && entry[9] !== null && entry[9] === key) continue;
-    hashed.push([entry, jobs.push(native.JOB_HASH, path.join(root, where))]);
+    hashed.push([entry, jobs.push(native.JOB_HASH, where)]);
   }
   // Special files are never snapshotted (descriptor.skipped lists them), so they are not extra either.
   for (const [where, i] of current) if (scan.types[i] !== 4) report.extra.push(where);
-  const results = await jobs.run({ threads, hash: true }, progressFor(onProgress, 'verify'));
+  const results = await jobs.run({ threads, hash: true, sourceRoot: root }, progressFor(onProgress, 'verify'));
   for (const [entry, job] of hashed) {
     const problem = compare(results, job, entry);
     if (problem === null) continue;

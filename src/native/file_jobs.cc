@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,8 +82,41 @@ bool RangeUnsupported(int error) {
 // Out of space and the like are the destination's doing.
 bool DstError(int error) { return error == ENOSPC || error == EDQUOT || error == EFBIG; }
 
-bool OpenSource(const std::string& path, Descriptor& in, struct stat& st, Failure& failure) {
-  in.fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+// Opens `path` (relative) below the directory `root` without following any
+// symbolic link on the way: a directory of the tree swapped for a link
+// after the scan must not lead the read outside the tree (ELOOP, EXDEV).
+int OpenBeneath(int root, const std::string& path) {
+  struct open_how how = {};
+  how.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const int fd = static_cast<int>(syscall(SYS_openat2, root, path.c_str(), &how, sizeof how));
+  if (fd >= 0 || errno != ENOSYS) return fd;
+  // Before Linux 5.6: one component at a time, none of them a link or "..".
+  int dir = root;
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = path.find('/', start);
+    const std::string name = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    int next = -1;
+    if (name == ".." || name.empty()) {
+      errno = EXDEV;
+    } else {
+      const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash == std::string::npos ? 0 : O_DIRECTORY);
+      next = openat(dir, name.c_str(), flags);
+    }
+    const int error = errno;
+    if (dir != root) close(dir);
+    if (next < 0 || slash == std::string::npos) {
+      errno = error;
+      return next;
+    }
+    dir = next;
+    start = slash + 1;
+  }
+}
+
+bool OpenSource(int root, const std::string& path, Descriptor& in, struct stat& st, Failure& failure) {
+  in.fd = root >= 0 ? OpenBeneath(root, path) : open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (in.fd < 0) return Fail(failure, errno, "open");
   if (fstat(in.fd, &st) != 0) return Fail(failure, errno, "fstat");
   // A FIFO or device would block or never end; a directory has no bytes.
@@ -280,6 +315,7 @@ FileJobs::FileJobs(Napi::Env env, Napi::Object jobs, Napi::Object options, Napi:
   packPath_ = options.Get("packPath").As<Napi::String>().Utf8Value();
   packOffset_ = static_cast<uint64_t>(options.Get("packOffset").As<Napi::Number>().Int64Value());
   retries_ = options.Get("retries").As<Napi::Number>().Int32Value();
+  sourceRoot_ = options.Get("sourceRoot").As<Napi::String>().Utf8Value();
 
   engines_.assign(count_, 0);
   flags_.assign(count_, 0);
@@ -314,6 +350,7 @@ FileJobs::FileJobs(Napi::Env env, Napi::Object jobs, Napi::Object options, Napi:
 
 FileJobs::~FileJobs() {
   if (packFd_ >= 0) close(packFd_);
+  if (sourceRootFd_ >= 0) close(sourceRootFd_);
   if (!progressReleased_) progress_.Release();
 }
 
@@ -321,6 +358,15 @@ FileJobs::~FileJobs() {
 // reports progress until they are done.
 void FileJobs::Execute() {
   packEnd_.store(packOffset_);
+  if (!sourceRoot_.empty()) {
+    sourceRootFd_ = open(sourceRoot_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sourceRootFd_ < 0) {
+      runError_ = errno;
+      runSyscall_ = "open";
+      runPath_ = sourceRoot_;
+      return;
+    }
+  }
   if (std::find(ops_.begin(), ops_.end(), kOpPack) != ops_.end()) {
     // Opened once for all threads: each writes at offsets reserved from
     // packEnd_, so no two writes overlap and none needs O_APPEND.
@@ -439,7 +485,7 @@ void FileJobs::RunJob(Thread& thread, size_t i) {
 bool FileJobs::Clone(Thread& thread, size_t i, Failure& failure) {
   Descriptor in;
   struct stat before;
-  if (!OpenSource(srcs_[i], in, before, failure)) return false;
+  if (!OpenSource(sourceRootFd_, srcs_[i], in, before, failure)) return false;
   Descriptor out;
   if (!OpenDst(dsts_[i], out, failure)) return false;
 
@@ -499,6 +545,14 @@ bool FileJobs::CopyOnce(Thread& thread, size_t i, int in, int out, const struct 
       const ssize_t n = copy_file_range(in, &inPosition, out, &outPosition, kRangeChunk, 0);
       if (n > 0) continue;
       if (n == 0) {
+        if (outPosition < before.st_size) {
+          // Stopped short of the size fstat gave (some FUSE filesystems do):
+          // not a copy to trust; read and write instead.
+          if (ftruncate(out, 0) != 0) return Fail(failure, errno, "ftruncate", true);
+          if (fallbackErrnos_[i] == 0) fallbackErrnos_[i] = EIO;
+          rangeFailed = true;
+          break;
+        }
         engine = kEngineCopyFileRange;
         bytes = static_cast<uint64_t>(outPosition);
         break;
@@ -551,7 +605,7 @@ bool FileJobs::CopyOnce(Thread& thread, size_t i, int in, int out, const struct 
 bool FileJobs::Pack(Thread& thread, size_t i, Failure& failure) {
   Descriptor in;
   struct stat before;
-  if (!OpenSource(srcs_[i], in, before, failure)) return false;
+  if (!OpenSource(sourceRootFd_, srcs_[i], in, before, failure)) return false;
   size_t length = 0;
   struct stat after = {};
   for (int attempt = 0;; attempt++) {
@@ -622,7 +676,7 @@ bool FileJobs::Extract(Thread& thread, size_t i, Failure& failure) {
 bool FileJobs::Hash(Thread& thread, size_t i, Failure& failure) {
   Descriptor in;
   struct stat before;
-  if (!OpenSource(srcs_[i], in, before, failure)) return false;
+  if (!OpenSource(sourceRootFd_, srcs_[i], in, before, failure)) return false;
   if (!thread.sha.Begin()) return Fail(failure, ENOMEM, "sha256");
   const bool whole = lengths_[i] < 0;
   const uint64_t offset = whole ? 0 : static_cast<uint64_t>(offsets_[i]);

@@ -115,6 +115,9 @@ class FileJobs : public Napi::AsyncWorker {
   std::string packPath_;
   uint64_t packOffset_ = 0;
   int retries_ = 2;
+  // Non-empty: srcs are relative to it, and opened without following links.
+  std::string sourceRoot_;
+  int sourceRootFd_ = -1;
 
   // Results, one entry per job; each job writes only its own entries.
   std::vector<uint8_t> engines_;
