@@ -21,6 +21,9 @@ import { isSnapshotId } from './names.js';
 export const MANIFEST_FORMAT = 'arenacache-manifest/1';
 export const ENGINES = ['reflink', 'copy_file_range', 'copy', 'pack'];
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
+// Paths whose characters all sort above '/' (0x2f) apart from '/' itself:
+// for these, comparing whole strings is comparing segment by segment.
+const ASCII_SIMPLE = /^[/0-9A-Za-z_~^`{|}:;<=>?@[\]]*$/;
 
 export function statKey(dev, ino, size, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec) {
   return `${dev}:${ino}:${size}:${mtimeSec}.${mtimeNsec}:${ctimeSec}.${ctimeNsec}`;
@@ -33,7 +36,16 @@ export function statKey(dev, ino, size, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec
 export function payloadChecksum(manifest) {
   const hash = createHash('sha256');
   hash.update(`r\0${manifest.root[0]}\n`);
-  for (const entry of manifest.entries) hash.update(canonicalLine(entry));
+  // Lines in batches: one update per line costs more than the hashing.
+  let batch = '';
+  for (const entry of manifest.entries) {
+    batch += canonicalLine(entry);
+    if (batch.length > 65536) {
+      hash.update(batch);
+      batch = '';
+    }
+  }
+  hash.update(batch);
   return hash.digest('hex');
 }
 
@@ -50,6 +62,10 @@ function canonicalLine(entry) {
 
 /** Compares two relative paths in canonical order (segment by segment, by UTF-8 bytes). */
 export function comparePaths(a, b) {
+  // Plain ASCII (nearly every path): UTF-16 order is byte order, and '/'
+  // sorts below every other character allowed in a name but the 46 that
+  // come before it ('!' to '.'), hence the segment split for those.
+  if (ASCII_SIMPLE.test(a) && ASCII_SIMPLE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const left = a.split('/');
   const right = b.split('/');
   const length = Math.min(left.length, right.length);

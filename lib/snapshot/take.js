@@ -4,7 +4,8 @@
 // into objects by content), then commit the manifest and, last, the
 // descriptor. An intent record comes first, so a snapshot cut short is
 // never listed and the next open removes what it left.
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
@@ -53,6 +54,13 @@ export async function takeSnapshot(workspace, options) {
   const packTemp = layout.tmp(`${id}.pack`);
   const made = [];
   let committed = false;
+  // The descriptor is the commit point: written last, and durably.
+  const commit = (descriptor) => {
+    descriptor.descriptorChecksum = descriptorChecksum(descriptor);
+    writeJson(layout.descriptor(id), descriptor, durable);
+    committed = true;
+    workspace.setHead(id, durable);
+  };
   writeJson(layout.intent(intent), { op: 'snapshot', id, worktree: worktree.name, pid: process.pid, time: new Date().toISOString() }, durable);
   try {
     // The clock of the worktree's filesystem (the repository may be on another).
@@ -63,6 +71,22 @@ export async function takeSnapshot(workspace, options) {
     const scan = await native.scanTree(workspace.path, [META_NAME]);
     checkNames(scan.paths, 'snapshot');
     const parent = worktree.head;
+    const treeDigest = createHash('sha256').update(`${scan.digest}\0${root.join(',')}`).digest('hex');
+    const header = { format: DESCRIPTOR_FORMAT, id, parent, worktree: worktree.name, time: new Date().toISOString(), message, tags };
+    const parentDescriptor = parent === null ? null : repository.descriptor(parent);
+    if (parentDescriptor?.treeDigest === treeDigest && parentDescriptor.keysTrusted === true) {
+      // Not one entry's identity changed since the parent's scan, and the
+      // parent trusted every file's identity: its manifest is this one.
+      made.push(layout.manifest(id));
+      linkSync(layout.manifest(parent), layout.manifest(id));
+      const { files, directories, symlinks, bytes, skipped, payloadChecksum: checksum, engine: parentEngine } = parentDescriptor;
+      const counts = { reflink: 0, copy_file_range: 0, copy: 0, pack: 0, reused: files };
+      const engineSummary = { requested: engine, used: 'none', reflinkSupported: parentEngine.reflinkSupported, degraded: false, counts, fallbacks: [] };
+      const descriptor = { ...header, engine: engineSummary, files, directories, symlinks, bytes, storedBytes: 0, skipped, unstable: [] };
+      Object.assign(descriptor, { payloadChecksum: checksum, treeDigest, keysTrusted: true });
+      commit(descriptor);
+      return descriptor;
+    }
     const reusable = new Map();
     if (parent !== null) {
       const parentManifest = repository.manifest(parent);
@@ -182,17 +206,11 @@ export async function takeSnapshot(workspace, options) {
       made.push(layout.pack(id));
     }
     made.push(layout.manifest(id));
-    const manifest = { format: MANIFEST_FORMAT, id, root, entries: kept };
+    const manifest = { format: MANIFEST_FORMAT, root, entries: kept };
     writeJson(layout.manifest(id), manifest, false, 0);
     if (durable) await native.syncFilesystem(layout.repository);
     const descriptor = {
-      format: DESCRIPTOR_FORMAT,
-      id,
-      parent,
-      worktree: worktree.name,
-      time: new Date().toISOString(),
-      message,
-      tags,
+      ...header,
       engine: tally.summary(),
       files: kept.filter((entry) => entry[1] === 'f').length,
       directories: kept.filter((entry) => entry[1] === 'd').length,
@@ -202,11 +220,11 @@ export async function takeSnapshot(workspace, options) {
       skipped,
       unstable,
       payloadChecksum: payloadChecksum(manifest),
+      treeDigest,
+      // Whether the next snapshot may take this manifest whole when the tree's digest is unchanged.
+      keysTrusted: vanished.size === 0 && kept.every((entry) => entry[1] !== 'f' || entry[9] !== null),
     };
-    descriptor.descriptorChecksum = descriptorChecksum(descriptor);
-    writeJson(layout.descriptor(id), descriptor, durable);
-    committed = true;
-    workspace.setHead(id, durable);
+    commit(descriptor);
     return descriptor;
   } finally {
     if (!committed) for (const file of made) rmSync(file, { force: true });

@@ -11,6 +11,7 @@
 
 #include "columns.h"
 #include "errors.h"
+#include "sha256.h"
 
 namespace arenacache {
 
@@ -88,7 +89,33 @@ void TreeScan::Execute() {
     Fail(errno, "open", "");
     return;
   }
-  Walk(fd, "");
+  if (Walk(fd, "")) Digest();
+}
+
+void TreeScan::Digest() {
+  Sha256 sha;
+  uint8_t out[Sha256::kSize];
+  if (!sha.Begin()) return;
+  std::string record;
+  for (size_t i = 0; i < paths_.size(); i++) {
+    record.clear();
+    record.append(paths_[i]);
+    record.push_back('\0');
+    const uint64_t numbers[] = {types_[i], modes_[i], static_cast<uint64_t>(sizes_[i]), devs_[i], inos_[i],
+                                static_cast<uint64_t>(mtimeSec_[i]), mtimeNsec_[i], static_cast<uint64_t>(ctimeSec_[i]),
+                                ctimeNsec_[i]};
+    record.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
+    record.append(targets_[i]);
+    record.push_back('\n');
+    if (!sha.Update(record.data(), record.size())) return;
+  }
+  if (!sha.Finish(out)) return;
+  static const char kHex[] = "0123456789abcdef";
+  digest_.resize(2 * Sha256::kSize);
+  for (size_t i = 0; i < Sha256::kSize; i++) {
+    digest_[2 * i] = kHex[out[i] >> 4];
+    digest_[2 * i + 1] = kHex[out[i] & 15];
+  }
 }
 
 bool TreeScan::Walk(int fd, const std::string& prefix) {
@@ -212,6 +239,7 @@ void TreeScan::OnOK() {
   result.Set("ctimeSec", NewColumn(env, ctimeSec_));
   result.Set("ctimeNsec", NewColumn(env, ctimeNsec_));
   result.Set("targets", NewStringColumn(env, targets_));
+  result.Set("digest", Napi::String::New(env, digest_));
   deferred_.Resolve(result);
 }
 

@@ -63,6 +63,12 @@ class TreeScan : public Napi::AsyncWorker {
   std::vector<double> ctimeSec_;
   std::vector<uint32_t> ctimeNsec_;
   std::vector<std::string> targets_;
+  // SHA-256 over every entry's path, type, mode, size, dev, ino, mtime,
+  // ctime and link target (not atime: reading changes it): equal digests
+  // mean an unchanged tree, so a snapshot can skip everything else.
+  std::string digest_;
+
+  void Digest();
 
   int error_ = 0;
   const char* syscall_ = "";
