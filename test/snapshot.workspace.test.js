@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { codes, Workspace } from '../lib/snapshot/index.js';
@@ -96,8 +96,17 @@ test('an unchanged file is not read again; a changed one is', async (t) => {
   assert.equal(resnapshot.engine.counts.reused, 4, 'every file reused from the parent');
   assert.equal(resnapshot.storedBytes, 0);
   assert.equal(resnapshot.engine.used, 'none');
+  // Nothing in the tree changed: the parent's manifest is taken whole (a hard link), unread.
+  assert.equal(second.keysTrusted, true);
+  assert.equal(resnapshot.treeDigest, second.treeDigest);
+  const manifestOf = (id) => statSync(path.join(workspace.repositoryPath, 'manifests', `${id}.json`));
+  assert.equal(manifestOf(resnapshot.id).ino, manifestOf(second.id).ino);
+  assert.equal(resnapshot.payloadChecksum, second.payloadChecksum);
+  assert.equal((await workspace.verify(resnapshot.id)).ok, true);
   appendFileSync(path.join(dir, 'src/a.js'), '// changed\n');
   const changed = await workspace.snapshot();
+  assert.notEqual(changed.treeDigest, resnapshot.treeDigest);
+  assert.notEqual(manifestOf(changed.id).ino, manifestOf(resnapshot.id).ino);
   assert.equal(changed.engine.counts.reused, 3);
   assert.equal(changed.engine.counts.pack, 1);
   assert.equal(changed.storedBytes, readFileSync(path.join(dir, 'src/a.js')).length);

@@ -2,9 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <linux/openat2.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 
 #include "columns.h"
 #include "errors.h"
+#include "open_beneath.h"
 
 namespace arenacache {
 
@@ -82,41 +81,8 @@ bool RangeUnsupported(int error) {
 // Out of space and the like are the destination's doing.
 bool DstError(int error) { return error == ENOSPC || error == EDQUOT || error == EFBIG; }
 
-// Opens `path` (relative) below the directory `root` without following any
-// symbolic link on the way: a directory of the tree swapped for a link
-// after the scan must not lead the read outside the tree (ELOOP, EXDEV).
-int OpenBeneath(int root, const std::string& path) {
-  struct open_how how = {};
-  how.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  const int fd = static_cast<int>(syscall(SYS_openat2, root, path.c_str(), &how, sizeof how));
-  if (fd >= 0 || errno != ENOSYS) return fd;
-  // Before Linux 5.6: one component at a time, none of them a link or "..".
-  int dir = root;
-  size_t start = 0;
-  for (;;) {
-    const size_t slash = path.find('/', start);
-    const std::string name = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    int next = -1;
-    if (name == ".." || name.empty()) {
-      errno = EXDEV;
-    } else {
-      const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash == std::string::npos ? 0 : O_DIRECTORY);
-      next = openat(dir, name.c_str(), flags);
-    }
-    const int error = errno;
-    if (dir != root) close(dir);
-    if (next < 0 || slash == std::string::npos) {
-      errno = error;
-      return next;
-    }
-    dir = next;
-    start = slash + 1;
-  }
-}
-
 bool OpenSource(int root, const std::string& path, Descriptor& in, struct stat& st, Failure& failure) {
-  in.fd = root >= 0 ? OpenBeneath(root, path) : open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  in.fd = root >= 0 ? OpenBeneath(root, path, O_RDONLY) : open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (in.fd < 0) return Fail(failure, errno, "open");
   if (fstat(in.fd, &st) != 0) return Fail(failure, errno, "fstat");
   // A FIFO or device would block or never end; a directory has no bytes.

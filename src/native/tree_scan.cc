@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "columns.h"
 #include "errors.h"
+#include "open_beneath.h"
 #include "sha256.h"
 
 namespace arenacache {
@@ -73,23 +76,202 @@ TreeScan::TreeScan(Napi::Env env, std::string root, std::vector<std::string> exc
       root_(std::move(root)), exclude_(std::move(exclude)) {}
 
 bool TreeScan::Fail(int error, const char* syscall, const std::string& relative) {
-  error_ = error;
-  syscall_ = syscall;
-  if (relative.empty()) errorPath_ = root_;
-  else if (!root_.empty() && root_.back() == '/') errorPath_ = root_ + relative;
-  else errorPath_ = root_ + "/" + relative;
+  {
+    // Called by the scan threads: the first error is the one reported.
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (error_ != 0) return false;
+    error_ = error;
+    syscall_ = syscall;
+    if (relative.empty()) errorPath_ = root_;
+    else if (!root_.empty() && root_.back() == '/') errorPath_ = root_ + relative;
+    else errorPath_ = root_ + "/" + relative;
+  }
+  wake_.notify_all();
   return false;
 }
 
-// Runs on a thread-pool thread. The root itself may be reached through
-// symlinks (it is the caller's choice); nothing below it is.
+struct TreeScan::Node {
+  struct Entry {
+    std::string name;
+    struct stat st;
+    std::string target;
+    std::unique_ptr<Node> child;  // directories only
+  };
+  std::vector<Entry> entries;  // sorted by name
+  bool gone = false;           // removed before it could be listed
+};
+
+struct TreeScan::Task {
+  Node* node;
+  std::string prefix;  // "" for the root
+};
+
+namespace {
+// lstat is CPU work in the kernel: more threads than cores only contend.
+unsigned ScanThreads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 2 : std::min(4u, cores);
+}
+}  // namespace
+
+// Runs on a thread-pool thread, which starts the scan threads and waits.
+// The root itself may be reached through symlinks (it is the caller's
+// choice); nothing below it is.
 void TreeScan::Execute() {
-  const int fd = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
+  rootFd_ = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootFd_ < 0) {
     Fail(errno, "open", "");
     return;
   }
-  if (Walk(fd, "")) Digest();
+  std::deque<Task> queue;
+  queue_ = &queue;
+  top_ = std::make_unique<Node>();
+  queue.push_back(Task{top_.get(), ""});
+  pending_ = 1;
+  std::vector<std::thread> threads;
+  for (unsigned k = 1, wanted = ScanThreads(); k < wanted; k++) {
+    try {
+      threads.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      break;  // fewer threads, same result
+    }
+  }
+  Work();
+  for (std::thread& thread : threads) thread.join();
+  close(rootFd_);
+  if (error_ != 0) return;
+  Flatten(*top_, "");
+  top_.reset();
+  Digest();
+}
+
+void TreeScan::Work() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return !queue_->empty() || pending_ == 0 || error_ != 0; });
+      if (queue_->empty() || error_ != 0) return;
+      task = std::move(queue_->front());
+      queue_->pop_front();
+    }
+    List(task);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_--;
+    }
+    wake_.notify_all();
+  }
+}
+
+bool TreeScan::List(Task& task) {
+  const bool top = task.prefix.empty();
+  const int fd = top ? dup(rootFd_) : OpenBeneath(rootFd_, task.prefix, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) {
+    // Removed since its parent listed it: not part of the tree any more.
+    if (errno == ENOENT && !top) {
+      task.node->gone = true;
+      return true;
+    }
+    return Fail(errno, "open", task.prefix);
+  }
+  DIR* dir = fdopendir(fd);
+  if (dir == nullptr) {
+    const int error = errno;
+    close(fd);
+    return Fail(error, "scandir", task.prefix);
+  }
+  // All names first: the order must not depend on the directory's hash order.
+  std::vector<std::string> names;
+  for (;;) {
+    errno = 0;
+    const struct dirent* entry = readdir(dir);
+    if (entry == nullptr) {
+      if (errno == 0) break;
+      const int error = errno;
+      closedir(dir);
+      return Fail(error, "scandir", task.prefix);
+    }
+    if (IsDotOrDotDot(entry->d_name)) continue;
+    if (top && std::find(exclude_.begin(), exclude_.end(), entry->d_name) != exclude_.end()) continue;
+    names.emplace_back(entry->d_name);
+  }
+  // std::string compares as unsigned bytes (char_traits<char>::compare is memcmp).
+  std::sort(names.begin(), names.end());
+
+  const int parent = dirfd(dir);
+  std::vector<Task> children;
+  task.node->entries.reserve(names.size());
+  for (std::string& name : names) {
+    Node::Entry entry;
+    if (fstatat(parent, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;
+      const int error = errno;
+      closedir(dir);
+      return Fail(error, "lstat", top ? name : task.prefix + "/" + name);
+    }
+    if (S_ISLNK(entry.st.st_mode)) {
+      const int error = ReadLink(parent, name.c_str(), static_cast<size_t>(entry.st.st_size), &entry.target);
+      if (error == ENOENT) continue;
+      if (error != 0) {
+        closedir(dir);
+        return Fail(error, "readlink", top ? name : task.prefix + "/" + name);
+      }
+    }
+    if (S_ISDIR(entry.st.st_mode)) {
+      entry.child = std::make_unique<Node>();
+      children.push_back(Task{entry.child.get(), top ? name : task.prefix + "/" + name});
+    }
+    entry.name = std::move(name);
+    task.node->entries.push_back(std::move(entry));
+  }
+  closedir(dir);
+  if (!children.empty()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ += children.size();
+      for (Task& child : children) queue_->push_back(std::move(child));
+    }
+    wake_.notify_all();
+  }
+  return true;
+}
+
+void TreeScan::Flatten(const Node& node, const std::string& prefix) {
+  for (const Node::Entry& entry : node.entries) {
+    if (entry.child != nullptr && entry.child->gone) continue;
+    const struct stat& st = entry.st;
+    const std::string path = prefix.empty() ? entry.name : prefix + "/" + entry.name;
+    paths_.push_back(path);
+    types_.push_back(TypeOf(st.st_mode));
+    modes_.push_back(static_cast<uint32_t>(st.st_mode));
+    sizes_.push_back(static_cast<double>(st.st_size));
+    devs_.push_back(static_cast<uint64_t>(st.st_dev));
+    inos_.push_back(static_cast<uint64_t>(st.st_ino));
+    atimeSec_.push_back(static_cast<double>(st.st_atim.tv_sec));
+    atimeNsec_.push_back(static_cast<uint32_t>(st.st_atim.tv_nsec));
+    mtimeSec_.push_back(static_cast<double>(st.st_mtim.tv_sec));
+    mtimeNsec_.push_back(static_cast<uint32_t>(st.st_mtim.tv_nsec));
+    ctimeSec_.push_back(static_cast<double>(st.st_ctim.tv_sec));
+    ctimeNsec_.push_back(static_cast<uint32_t>(st.st_ctim.tv_nsec));
+    targets_.push_back(entry.target);
+    if (entry.child != nullptr) Flatten(*entry.child, path);
+  }
+}
+
+// The strings joined by NUL, which no file name or link target holds:
+// lib/native.js splits them (one JS string per entry made here cost more
+// than the scan itself).
+static std::string Joined(const std::vector<std::string>& values) {
+  size_t length = values.size();
+  for (const std::string& value : values) length += value.size();
+  std::string joined;
+  joined.reserve(length);
+  for (size_t i = 0; i < values.size(); i++) {
+    if (i > 0) joined.push_back('\0');
+    joined.append(values[i]);
+  }
+  return joined;
 }
 
 void TreeScan::Digest() {
@@ -118,107 +300,6 @@ void TreeScan::Digest() {
   }
 }
 
-bool TreeScan::Walk(int fd, const std::string& prefix) {
-  DIR* dir = fdopendir(fd);
-  if (dir == nullptr) {
-    const int error = errno;
-    close(fd);
-    return Fail(error, "scandir", prefix);
-  }
-  // All names first: the order must not depend on the directory's hash order.
-  const bool top = prefix.empty();
-  std::vector<std::string> names;
-  for (;;) {
-    errno = 0;
-    const struct dirent* entry = readdir(dir);
-    if (entry == nullptr) {
-      if (errno == 0) break;
-      const int error = errno;
-      closedir(dir);
-      return Fail(error, "scandir", prefix);
-    }
-    if (IsDotOrDotDot(entry->d_name)) continue;
-    if (top && std::find(exclude_.begin(), exclude_.end(), entry->d_name) != exclude_.end()) continue;
-    names.emplace_back(entry->d_name);
-  }
-  // std::string compares as unsigned bytes (char_traits<char>::compare is memcmp).
-  std::sort(names.begin(), names.end());
-
-  const int parent = dirfd(dir);
-  std::string target;
-  for (const std::string& name : names) {
-    const std::string path = top ? name : prefix + "/" + name;
-    struct stat st;
-    if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      // Removed since readdir listed it: not part of the tree any more.
-      if (errno == ENOENT) continue;
-      const int error = errno;
-      closedir(dir);
-      return Fail(error, "lstat", path);
-    }
-    const uint8_t type = TypeOf(st.st_mode);
-    target.clear();
-    if (type == kTypeSymlink) {
-      const int error = ReadLink(parent, name.c_str(), static_cast<size_t>(st.st_size), &target);
-      if (error == ENOENT) continue;
-      if (error != 0) {
-        closedir(dir);
-        return Fail(error, "readlink", path);
-      }
-    }
-    paths_.push_back(path);
-    types_.push_back(type);
-    modes_.push_back(static_cast<uint32_t>(st.st_mode));
-    sizes_.push_back(static_cast<double>(st.st_size));
-    devs_.push_back(static_cast<uint64_t>(st.st_dev));
-    inos_.push_back(static_cast<uint64_t>(st.st_ino));
-    atimeSec_.push_back(static_cast<double>(st.st_atim.tv_sec));
-    atimeNsec_.push_back(static_cast<uint32_t>(st.st_atim.tv_nsec));
-    mtimeSec_.push_back(static_cast<double>(st.st_mtim.tv_sec));
-    mtimeNsec_.push_back(static_cast<uint32_t>(st.st_mtim.tv_nsec));
-    ctimeSec_.push_back(static_cast<double>(st.st_ctim.tv_sec));
-    ctimeNsec_.push_back(static_cast<uint32_t>(st.st_ctim.tv_nsec));
-    targets_.push_back(target);
-    if (type != kTypeDirectory) continue;
-
-    // O_NOFOLLOW: a symlink swapped in since the fstatat fails (ELOOP or
-    // ENOTDIR) instead of leading the walk elsewhere.
-    const int child = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (child < 0) {
-      const int error = errno;
-      if (error == ENOENT) {
-        // Removed since the fstatat: drop the entry just added, as if never seen.
-        RemoveLast();
-        continue;
-      }
-      closedir(dir);
-      return Fail(error, "open", path);
-    }
-    if (!Walk(child, path)) {
-      closedir(dir);
-      return false;
-    }
-  }
-  closedir(dir);
-  return true;
-}
-
-void TreeScan::RemoveLast() {
-  paths_.pop_back();
-  types_.pop_back();
-  modes_.pop_back();
-  sizes_.pop_back();
-  devs_.pop_back();
-  inos_.pop_back();
-  atimeSec_.pop_back();
-  atimeNsec_.pop_back();
-  mtimeSec_.pop_back();
-  mtimeNsec_.pop_back();
-  ctimeSec_.pop_back();
-  ctimeNsec_.pop_back();
-  targets_.pop_back();
-}
-
 void TreeScan::OnOK() {
   Napi::Env env = Env();
   if (error_ != 0) {
@@ -226,7 +307,7 @@ void TreeScan::OnOK() {
     return;
   }
   Napi::Object result = Napi::Object::New(env);
-  result.Set("paths", NewStringColumn(env, paths_));
+  result.Set("paths", Napi::String::New(env, Joined(paths_)));
   result.Set("types", NewColumn(env, types_));
   result.Set("modes", NewColumn(env, modes_));
   result.Set("sizes", NewColumn(env, sizes_));
@@ -238,7 +319,7 @@ void TreeScan::OnOK() {
   result.Set("mtimeNsec", NewColumn(env, mtimeNsec_));
   result.Set("ctimeSec", NewColumn(env, ctimeSec_));
   result.Set("ctimeNsec", NewColumn(env, ctimeNsec_));
-  result.Set("targets", NewStringColumn(env, targets_));
+  result.Set("targets", Napi::String::New(env, Joined(targets_)));
   result.Set("digest", Napi::String::New(env, digest_));
   deferred_.Resolve(result);
 }

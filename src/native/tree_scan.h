@@ -3,11 +3,12 @@
 //
 // A workspace snapshot starts from a listing of the whole tree. Walking it
 // with node:fs costs a readdir per directory and an lstat per entry, each a
-// hop between the event loop and the thread pool; here the walk runs on one
-// pool thread and comes back as columns. Entries are opened and stat'ed
-// relative to their parent directory's descriptor (openat, fstatat), never
-// following a symbolic link: a link swapped in for a directory mid-scan
-// cannot lead the walk outside the tree.
+// hop between the event loop and the thread pool; here the walk runs on a
+// few threads of its own (directories are handed out from a queue: the
+// lstat calls are the cost, and they wait on the kernel) and comes back as
+// columns. Directories are opened below the root without following any
+// symbolic link (OpenBeneath) and entries stat'ed relative to them: a link
+// swapped in for a directory mid-scan cannot lead the walk outside the tree.
 //
 // The order is canonical, so that two scans of equal trees are equal
 // arrays: depth-first pre-order, the children of each directory sorted by
@@ -16,8 +17,13 @@
 
 #include <napi.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace arenacache {
@@ -37,14 +43,16 @@ class TreeScan : public Napi::AsyncWorker {
   // are checked by lib/native.js.
   static Napi::Value ScanTree(const Napi::CallbackInfo& info);
 
-  // Lists the directory open as `fd` (whose path below the root is
-  // `prefix`, "" for the root), appends its entries and recurses into its
-  // subdirectories. Takes ownership of fd. Returns false on an error (kept
-  // in error_).
-  bool Walk(int fd, const std::string& prefix);
+  struct Node;
+  struct Task;
+  // Lists one directory into its node, queueing its subdirectories.
+  // Returns false on an error (kept in error_).
+  bool List(Task& task);
+  void Work();
+  // Appends `node`'s entries and, after each directory, its subtree: the
+  // canonical order, whatever order the threads finished in.
+  void Flatten(const Node& node, const std::string& prefix);
   bool Fail(int error, const char* syscall, const std::string& relative);
-  // Drops the entry added last (a directory removed before it could be opened).
-  void RemoveLast();
 
   Napi::Promise::Deferred deferred_;
   std::string root_;
@@ -69,6 +77,13 @@ class TreeScan : public Napi::AsyncWorker {
   std::string digest_;
 
   void Digest();
+
+  int rootFd_ = -1;
+  std::unique_ptr<Node> top_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Task>* queue_ = nullptr;
+  size_t pending_ = 0;  // queued or being listed
 
   int error_ = 0;
   const char* syscall_ = "";
