@@ -2,9 +2,11 @@
 // it when its holder dies (no stale lock files after a kill -9). Changes
 // (snapshot, restore, fork, pin, gc, recovery) hold it exclusively, verify
 // shares it; nobody waits, a busy workspace is an error the caller can retry.
-import { ftruncateSync, readFileSync, writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../errors.js';
 import { fileClose, fileLock, fileOpen, LOCK_EXCLUSIVE, LOCK_SHARED } from '../native.js';
+
+const NOTE_BYTES = 80;
 
 export class WorkspaceLock {
   #fd;
@@ -31,8 +33,9 @@ export class WorkspaceLock {
     }
     if (!shared) {
       try {
-        ftruncateSync(fd, 0);
-        writeSync(fd, `${operation} by process ${process.pid}`, 0);
+        // Overwritten in place, padded to a fixed width: truncating first
+        // makes ext4 flush the file (auto_da_alloc), milliseconds per operation.
+        writeSync(fd, `${operation} by process ${process.pid}`.padEnd(NOTE_BYTES).slice(0, NOTE_BYTES), 0);
       } catch {
         // The note is a courtesy (a full disk must not keep the lock held).
       }
