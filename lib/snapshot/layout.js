@@ -27,6 +27,10 @@ export const DIRECTORIES = ['snapshots', 'manifests', 'objects', 'packs', 'pins'
 export class Layout {
   constructor(repository) {
     this.repository = repository;
+    // Joined by hand below: object() and pack() run once per file of a
+    // manifest, where path.join's normalising costs more than the rest.
+    this.objects = path.join(repository, 'objects');
+    this.packs = path.join(repository, 'packs');
   }
 
   get config() {
@@ -50,11 +54,11 @@ export class Layout {
   }
 
   object(hash) {
-    return path.join(this.repository, 'objects', hash.slice(0, 2), hash);
+    return `${this.objects}${path.sep}${hash.slice(0, 2)}${path.sep}${hash}`;
   }
 
   pack(packId) {
-    return path.join(this.repository, 'packs', `${packId}.pack`);
+    return `${this.packs}${path.sep}${packId}.pack`;
   }
 
   pin(id) {

@@ -96,24 +96,28 @@ export function checkManifest(id, manifest) {
   const root = manifest.root;
   if (!Array.isArray(root) || root.length !== 3 || !isMode(root[0]) || !isTime(root[1], root[2])) throw corrupt(id, 'has no valid root [mode, mtimeSec, mtimeNsec]');
   const directories = new Set(['']);
+  const packs = new Set();
   let previous = null;
   for (const entry of manifest.entries) {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string') throw corrupt(id, 'has an entry that is not [path, type, ...]');
     const where = entry[0];
-    const segments = where.split('/');
-    if (where.includes('\0') || segments.some((segment) => segment === '' || segment === '.' || segment === '..') || segments[0] === META_NAME) {
+    if (where === '' || where.includes('\0') || BAD_SEGMENT.test(where) || where === META_NAME || where.startsWith(`${META_NAME}/`)) {
       throw corrupt(id, `names a path outside the tree: ${JSON.stringify(where)}`);
     }
     if (previous !== null && comparePaths(previous, where) >= 0) throw corrupt(id, `is out of order at ${JSON.stringify(where)}`);
-    const parent = segments.slice(0, -1).join('/');
-    if (!directories.has(parent)) throw corrupt(id, `has ${JSON.stringify(where)} outside any directory entry`);
+    const slash = where.lastIndexOf('/');
+    if (!directories.has(slash === -1 ? '' : where.slice(0, slash))) throw corrupt(id, `has ${JSON.stringify(where)} outside any directory entry`);
     previous = where;
-    if (!checkEntry(entry)) throw corrupt(id, `has a malformed entry for ${JSON.stringify(where)}`);
+    if (!checkEntry(entry, packs)) throw corrupt(id, `has a malformed entry for ${JSON.stringify(where)}`);
     if (entry[1] === 'd') directories.add(where);
   }
 }
 
-function checkEntry(entry) {
+// An empty, '.' or '..' segment, or a leading or trailing '/'.
+const BAD_SEGMENT = /(?:^|\/)(?:\.{1,2})?(?:\/|$)/;
+
+/** `packs` remembers the pack ids already seen valid (one test per pack, not per file). */
+function checkEntry(entry, packs) {
   switch (entry[1]) {
     case 'd':
       return entry.length === 5 && isMode(entry[2]) && isTime(entry[3], entry[4]);
@@ -121,7 +125,9 @@ function checkEntry(entry) {
       return entry.length === 5 && typeof entry[2] === 'string' && entry[2].length > 0 && !entry[2].includes('\0') && isTime(entry[3], entry[4]);
     case 'f': {
       const [, , mode, size, sec, nsec, hash, where, engine, key] = entry;
-      const placed = where === 'o' || (Array.isArray(where) && where.length === 2 && isSnapshotId(where[0]) && Number.isSafeInteger(where[1]) && where[1] >= 0);
+      const placed =
+        where === 'o' ||
+        (Array.isArray(where) && where.length === 2 && (packs.has(where[0]) || (isSnapshotId(where[0]) && packs.add(where[0]))) && Number.isSafeInteger(where[1]) && where[1] >= 0);
       return (
         entry.length === 10 && isMode(mode) && Number.isSafeInteger(size) && size >= 0 && isTime(sec, nsec) && HASH_PATTERN.test(hash) &&
         placed && ENGINES.includes(engine) && (key === null || typeof key === 'string')

@@ -118,10 +118,9 @@ export async function takeSnapshot(workspace, options) {
           continue;
       }
       const size = scan.sizes[i];
-      const key = statKey(scan.devs[i], scan.inos[i], size, mtimeSec, mtimeNsec, scan.ctimeSec[i], scan.ctimeNsec[i]);
       const previous = reusable.get(where);
-      if (previous !== undefined && previous[9] === key) {
-        entries.push([where, 'f', mode, size, mtimeSec, mtimeNsec, previous[6], previous[7], previous[8], key]);
+      if (previous !== undefined && previous[9] === statKey(scan.devs[i], scan.inos[i], size, mtimeSec, mtimeNsec, scan.ctimeSec[i], scan.ctimeNsec[i])) {
+        entries.push([where, 'f', mode, size, mtimeSec, mtimeNsec, previous[6], previous[7], previous[8], previous[9]]);
         tally.counts.reused++;
         bytes += size;
         continue;

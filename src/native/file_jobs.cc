@@ -22,6 +22,9 @@ namespace arenacache {
 
 namespace {
 
+// Packed files are written in batches of about this many bytes.
+constexpr size_t kPackBatchBytes = 1 << 20;
+
 constexpr uint8_t kOpClone = 1;
 constexpr uint8_t kOpPack = 2;
 constexpr uint8_t kOpExtract = 3;
@@ -402,6 +405,7 @@ void FileJobs::RunThread() {
       if (i >= count_) break;
       RunJob(thread, i);
     }
+    FlushPack(thread);
   }
   {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -427,6 +431,14 @@ void FileJobs::RunJob(Thread& thread, size_t i) {
   if (ok) {
     doneBytes_.fetch_add(static_cast<uint64_t>(sizes_[i]), std::memory_order_relaxed);
   } else {
+    MarkFailed(i, failure);
+  }
+  thread.Trim();
+  done_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void FileJobs::MarkFailed(size_t i, const Failure& failure) {
+  {
     // Nothing half-done is reported: only why (fallbackErrnos_ stays, it
     // tells which engines were tried).
     errnos_[i] = failure.error;
@@ -444,8 +456,6 @@ void FileJobs::RunJob(Thread& thread, size_t i) {
     statCtimeSec_[i] = 0;
     statCtimeNsec_[i] = 0;
   }
-  thread.Trim();
-  done_.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool FileJobs::Clone(Thread& thread, size_t i, Failure& failure) {
@@ -588,34 +598,72 @@ bool FileJobs::Pack(Thread& thread, size_t i, Failure& failure) {
   if (!thread.sha.Begin() || !thread.sha.Update(thread.buffer, length) || !thread.sha.Finish(digest)) {
     return Fail(failure, ENOMEM, "sha256");
   }
-  // Reserved only now that the bytes are final: a retry wastes no space.
-  const uint64_t offset = packEnd_.fetch_add(length, std::memory_order_relaxed);
-  if (!WriteAll(packFd_, thread.buffer, length, offset, failure)) return false;
+  // Batched now that the bytes are final (a retry wastes no pack space);
+  // the offset is known when the batch is written.
+  thread.packPending.emplace_back(i, thread.packBatch.size());
+  thread.packBatch.insert(thread.packBatch.end(), thread.buffer, thread.buffer + length);
   engines_[i] = kEnginePack;
-  outOffsets_[i] = static_cast<double>(offset);
   sizes_[i] = static_cast<double>(length);
   RecordStat(i, after);
+  if (thread.packBatch.size() >= kPackBatchBytes) FlushPack(thread);
+  return true;
+}
+
+void FileJobs::FlushPack(Thread& thread) {
+  if (thread.packPending.empty()) return;
+  const uint64_t base = packEnd_.fetch_add(thread.packBatch.size(), std::memory_order_relaxed);
+  Failure failure;
+  if (WriteAll(packFd_, thread.packBatch.data(), thread.packBatch.size(), base, failure)) {
+    for (const auto& [i, position] : thread.packPending) outOffsets_[i] = static_cast<double>(base + position);
+  } else {
+    for (const auto& pending : thread.packPending) MarkFailed(pending.first, failure);
+  }
+  thread.packBatch.clear();
+  thread.packPending.clear();
+}
+
+// Jobs reading ranges of one pack come in runs: its descriptor (and its
+// stat, taken when opened) is kept for the next.
+bool FileJobs::OpenPack(Thread& thread, size_t i, Failure& failure) {
+  if (thread.packFd >= 0 && thread.packPath == srcs_[i]) return true;
+  if (thread.packFd >= 0) close(thread.packFd);
+  thread.packPath = srcs_[i];
+  thread.packFd = open(srcs_[i].c_str(), O_RDONLY | O_CLOEXEC);
+  if (thread.packFd < 0) return Fail(failure, errno, "open");
+  if (fstat(thread.packFd, &thread.packStat) != 0) {
+    const int error = errno;
+    close(thread.packFd);
+    thread.packFd = -1;
+    return Fail(failure, error, "fstat");
+  }
+  return true;
+}
+
+bool FileJobs::ReadPackRange(Thread& thread, size_t i, size_t& got, Failure& failure) {
+  if (!OpenPack(thread, i, failure)) return false;
+  const size_t length = static_cast<size_t>(lengths_[i]);
+  if (!thread.Reserve(length)) return Fail(failure, ENOMEM, "read");
+  if (!ReadAt(thread.packFd, thread.buffer, length, static_cast<uint64_t>(offsets_[i]), got, failure)) return false;
+  if (!thread.sha.Begin() || !thread.sha.Update(thread.buffer, got) || !thread.sha.Finish(&hashes_[i * Sha256::kSize])) {
+    return Fail(failure, ENOMEM, "sha256");
+  }
+  sizes_[i] = static_cast<double>(got);
+  return true;
+}
+
+bool FileJobs::HashRange(Thread& thread, size_t i, Failure& failure) {
+  size_t got = 0;
+  if (!ReadPackRange(thread, i, got, failure)) return false;
+  if (got < static_cast<size_t>(lengths_[i])) flags_[i] |= kFlagShort;
+  RecordStat(i, thread.packStat);
   return true;
 }
 
 bool FileJobs::Extract(Thread& thread, size_t i, Failure& failure) {
-  if (thread.packFd < 0 || thread.packPath != srcs_[i]) {
-    // Jobs of one pack come in runs: keep it open for the next.
-    if (thread.packFd >= 0) close(thread.packFd);
-    thread.packPath = srcs_[i];
-    thread.packFd = open(srcs_[i].c_str(), O_RDONLY | O_CLOEXEC);
-    if (thread.packFd < 0) return Fail(failure, errno, "open");
-  }
-  const uint64_t offset = static_cast<uint64_t>(offsets_[i]);
-  const size_t length = static_cast<size_t>(lengths_[i]);
-  if (!thread.Reserve(length)) return Fail(failure, ENOMEM, "read");
   size_t got = 0;
-  if (!ReadAt(thread.packFd, thread.buffer, length, offset, got, failure)) return false;
-  uint8_t* digest = &hashes_[i * Sha256::kSize];
-  if (!thread.sha.Begin() || !thread.sha.Update(thread.buffer, got) || !thread.sha.Finish(digest)) {
-    return Fail(failure, ENOMEM, "sha256");
-  }
-  sizes_[i] = static_cast<double>(got);
+  if (!ReadPackRange(thread, i, got, failure)) return false;
+  const size_t length = static_cast<size_t>(lengths_[i]);
+  const uint8_t* digest = &hashes_[i * Sha256::kSize];
   // A damaged entry creates no file: a restore must not leave a wrong one behind.
   if (got < length) {
     flags_[i] |= kFlagShort | kFlagMismatch;
@@ -640,6 +688,7 @@ bool FileJobs::Extract(Thread& thread, size_t i, Failure& failure) {
 }
 
 bool FileJobs::Hash(Thread& thread, size_t i, Failure& failure) {
+  if (lengths_[i] >= 0 && sourceRootFd_ < 0) return HashRange(thread, i, failure);
   Descriptor in;
   struct stat before;
   if (!OpenSource(sourceRootFd_, srcs_[i], in, before, failure)) return false;
