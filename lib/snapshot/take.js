@@ -63,9 +63,6 @@ export async function takeSnapshot(workspace, options) {
   };
   writeJson(layout.intent(intent), { op: 'snapshot', id, worktree: worktree.name, pid: process.pid, time: new Date().toISOString() }, durable);
   try {
-    // The clock of the worktree's filesystem (the repository may be on another).
-    const sameFilesystem = statSync(workspace.path).dev === statSync(layout.dir('tmp')).dev;
-    const clock = filesystemNow(sameFilesystem ? layout.tmp(`${id}.clock`) : path.join(workspace.path, `.arenacache-clock-${id}`));
     const rootStats = statSync(workspace.path, { bigint: true });
     const root = [Number(rootStats.mode & 0o7777n), Number(rootStats.mtimeNs / 1_000_000_000n), Number(rootStats.mtimeNs % 1_000_000_000n)];
     const scan = await native.scanTree(workspace.path, [META_NAME]);
@@ -87,6 +84,11 @@ export async function takeSnapshot(workspace, options) {
       commit(descriptor);
       return descriptor;
     }
+    // The clock of the worktree's filesystem (the repository may be on
+    // another), read before any file is: a file changed at or after it
+    // could change again within the same tick unseen.
+    const sameFilesystem = rootStats.dev === BigInt(statSync(layout.dir('tmp')).dev);
+    const clock = filesystemNow(sameFilesystem ? layout.tmp(`${id}.clock`) : path.join(workspace.path, `.arenacache-clock-${id}`));
     const reusable = new Map();
     if (parent !== null) {
       const parentManifest = repository.manifest(parent);
