@@ -296,9 +296,10 @@ function describeColumn(value) {
  * @returns {Promise<{ paths: string[], types: Uint8Array, modes: Uint32Array, sizes: Float64Array,
  *   devs: BigUint64Array, inos: BigUint64Array, atimeSec: Float64Array, atimeNsec: Uint32Array,
  *   mtimeSec: Float64Array, mtimeNsec: Uint32Array, ctimeSec: Float64Array, ctimeNsec: Uint32Array,
- *   targets: string[], digest: string }>} paths relative with '/'; types 1 file, 2 directory,
+ *   targets: string[], digest: string, vanished: string[] }>} paths relative with '/'; types 1 file, 2 directory,
  *   3 symlink, 4 other; targets the symlinks' (readlink), '' for the rest; digest a SHA-256 (hex)
- *   over every entry's path, type, mode, size, dev, ino, mtime, ctime and target
+ *   over every entry's path, type, mode, size, dev, ino, mtime, ctime and target; vanished the
+ *   directories listed but gone before they could be read (their contents are missing)
  */
 export function scanTree(root, exclude = []) {
   checkPath('root', root);
@@ -315,8 +316,8 @@ export function scanTree(root, exclude = []) {
       // Names come across as one string each for paths and targets (one
       // string per entry cost more than the scan): NUL never occurs in a name.
       const count = scan.types.length;
-      scan.paths = count === 0 ? [] : scan.paths.split('\0');
-      scan.targets = count === 0 ? [] : scan.targets.split('\0');
+      if (typeof scan.paths === 'string') scan.paths = count === 0 ? [] : scan.paths.split('\0');
+      if (typeof scan.targets === 'string') scan.targets = count === 0 ? [] : scan.targets.split('\0');
       return scan;
     });
 }

@@ -211,3 +211,33 @@ test('the lock: a second changer is refused while one runs', async (t) => {
   assert.equal(existsSync(path.join(workspace.repositoryPath, 'lock')), false);
   await workspace.snapshot();
 });
+
+test('a snapshot leaves the worktree root untouched, and an external repository still shares unchanged manifests', async (t) => {
+  const dir = tempDir(t, 'ws');
+  writeTree(dir, { 'a.txt': 'a', 'big.bin': big(100 * 1024) });
+  const repository = path.join(tempDir(t, 'repo'), 'repo');
+  const workspace = await Workspace.init(dir, { repository });
+  const before = statSync(dir, { bigint: true }).mtimeNs;
+  const first = await workspace.snapshot();
+  assert.equal(statSync(dir, { bigint: true }).mtimeNs, before, 'the root directory was not modified');
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const second = await workspace.snapshot();
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const third = await workspace.snapshot();
+  assert.ok(first.treeDigest);
+  const manifestOf = (id) => statSync(path.join(repository, 'manifests', `${id}.json`)).ino;
+  assert.equal(manifestOf(third.id), manifestOf(second.id), 'unchanged: the manifest is shared');
+});
+
+test('an unchanged snapshot checks the manifest it shares; a damaged one is not shared', async (t) => {
+  const { dir, workspace } = await sample(t);
+  await workspace.snapshot();
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const second = await workspace.snapshot();
+  const file = path.join(workspace.repositoryPath, 'manifests', `${second.id}.json`);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"src"', '"srx"'));
+  await assert.rejects(workspace.snapshot(), { code: codes.ERR_SNAPSHOT_CORRUPT });
+  assert.equal(workspace.head, second.id);
+  assert.ok(dir);
+});
+

@@ -100,14 +100,16 @@ export function stagingPaths(worktree) {
 export function writeJson(file, value, durable, indent = 1) {
   const temporary = `${file}.${process.pid}.tmp`;
   const fd = openSync(temporary, 'w', 0o644);
+  const text = `${JSON.stringify(value, null, indent)}\n`;
   try {
-    writeSync(fd, `${JSON.stringify(value, null, indent)}\n`);
+    writeSync(fd, text);
     if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(temporary, file);
   if (durable) syncDirectory(path.dirname(file));
+  return text;
 }
 
 export function syncDirectory(dir) {

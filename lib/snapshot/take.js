@@ -5,12 +5,12 @@
 // descriptor. An intent record comes first, so a snapshot cut short is
 // never listed and the next open removes what it left.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { copyFileSync, linkSync, lstatSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
 import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, JobList } from './engine.js';
-import { META_NAME, writeJson } from './layout.js';
+import { META_NAME, syncDirectory, writeJson } from './layout.js';
 import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
 import { newSnapshotId } from './names.js';
 import { DESCRIPTOR_FORMAT, descriptorChecksum } from './repository.js';
@@ -28,19 +28,16 @@ function kindOf(mode) {
 }
 
 /**
- * The filesystem's own clock, read from a file made now: a file whose ctime
- * is not before it may change again within the same clock tick without its
- * identity changing, so its key is not trusted by the next snapshot.
+ * The worktree filesystem's own clock: the ctime the metadata entry gets
+ * when its times are set to themselves (a change of attributes, so the
+ * directory holding it, the worktree root, is not touched). A file whose
+ * ctime is not before it may change again within the same clock tick
+ * without its identity changing, so its key is not trusted next time.
  */
-function filesystemNow(file) {
-  const fd = openSync(file, 'w');
-  try {
-    const { ctimeNs } = fstatSync(fd, { bigint: true });
-    return ctimeNs;
-  } finally {
-    closeSync(fd);
-    unlinkSync(file);
-  }
+function filesystemNow(entry) {
+  const { atime, mtime } = lstatSync(entry);
+  lutimesSync(entry, atime, mtime);
+  return lstatSync(entry, { bigint: true }).ctimeNs;
 }
 
 const nanoseconds = (sec, nsec) => BigInt(sec) * 1_000_000_000n + BigInt(nsec);
@@ -71,24 +68,31 @@ export async function takeSnapshot(workspace, options) {
     const treeDigest = createHash('sha256').update(`${scan.digest}\0${root.join(',')}`).digest('hex');
     const header = { format: DESCRIPTOR_FORMAT, id, parent, worktree: worktree.name, time: new Date().toISOString(), message, tags };
     const parentDescriptor = parent === null ? null : repository.descriptor(parent);
-    if (parentDescriptor?.treeDigest === treeDigest && parentDescriptor.keysTrusted === true) {
+    if (
+      /^[0-9a-f]{64}$/.test(scan.digest) &&
+      scan.vanished.length === 0 &&
+      parentDescriptor?.treeDigest === treeDigest &&
+      parentDescriptor.keysTrusted === true &&
+      manifestIntact(layout.manifest(parent), parentDescriptor.manifestChecksum)
+    ) {
       // Not one entry's identity changed since the parent's scan, and the
       // parent trusted every file's identity: its manifest is this one.
+      if (engine === 'reflink') chooseEngine(engine, workspace.path, layout.dir('tmp'));
       made.push(layout.manifest(id));
-      linkSync(layout.manifest(parent), layout.manifest(id));
+      shareManifest(layout.manifest(parent), layout.manifest(id));
+      if (durable) syncDirectory(layout.dir('manifests'));
       const { files, directories, symlinks, bytes, skipped, payloadChecksum: checksum, engine: parentEngine } = parentDescriptor;
       const counts = { reflink: 0, copy_file_range: 0, copy: 0, pack: 0, reused: files };
       const engineSummary = { requested: engine, used: 'none', reflinkSupported: parentEngine.reflinkSupported, degraded: false, counts, fallbacks: [] };
       const descriptor = { ...header, engine: engineSummary, files, directories, symlinks, bytes, storedBytes: 0, skipped, unstable: [] };
-      Object.assign(descriptor, { payloadChecksum: checksum, treeDigest, keysTrusted: true });
+      Object.assign(descriptor, { payloadChecksum: checksum, manifestChecksum: parentDescriptor.manifestChecksum, treeDigest, keysTrusted: true });
       commit(descriptor);
       return descriptor;
     }
     // The clock of the worktree's filesystem (the repository may be on
     // another), read before any file is: a file changed at or after it
     // could change again within the same tick unseen.
-    const sameFilesystem = rootStats.dev === BigInt(statSync(layout.dir('tmp')).dev);
-    const clock = filesystemNow(sameFilesystem ? layout.tmp(`${id}.clock`) : path.join(workspace.path, `.arenacache-clock-${id}`));
+    const clock = filesystemNow(path.join(workspace.path, META_NAME));
     const reusable = new Map();
     if (parent !== null) {
       const parentManifest = repository.manifest(parent);
@@ -163,7 +167,7 @@ export async function takeSnapshot(workspace, options) {
       const failure = failureOf(results, i);
       if (failure !== null) {
         // Removed since the scan: the snapshot is of the tree without it.
-        if (failure.code === 'ENOENT') vanished.add(entry);
+        if (failure.code === 'ENOENT' && results.errorOnDst[i] === 0) vanished.add(entry);
         else failures.push({ path: entry[0], ...failure });
         continue;
       }
@@ -201,6 +205,7 @@ export async function takeSnapshot(workspace, options) {
       throw error;
     }
     for (const entry of vanished) skipped.push({ path: entry[0], reason: 'removed during the snapshot' });
+    for (const where of scan.vanished) skipped.push({ path: where, reason: 'directory removed or moved during the snapshot' });
     const kept = vanished.size === 0 ? entries : entries.filter((entry) => !vanished.has(entry));
     if (hasPack) {
       renameSync(packTemp, layout.pack(id));
@@ -208,7 +213,7 @@ export async function takeSnapshot(workspace, options) {
     }
     made.push(layout.manifest(id));
     const manifest = { format: MANIFEST_FORMAT, root, entries: kept };
-    writeJson(layout.manifest(id), manifest, false, 0);
+    const manifestText = writeJson(layout.manifest(id), manifest, false, 0);
     if (durable) await native.syncFilesystem(layout.repository);
     const descriptor = {
       ...header,
@@ -221,9 +226,11 @@ export async function takeSnapshot(workspace, options) {
       skipped,
       unstable,
       payloadChecksum: payloadChecksum(manifest),
+      // Of the manifest file's bytes: a later unchanged snapshot shares the file after checking it.
+      manifestChecksum: createHash('sha256').update(manifestText).digest('hex'),
       treeDigest,
       // Whether the next snapshot may take this manifest whole when the tree's digest is unchanged.
-      keysTrusted: vanished.size === 0 && kept.every((entry) => entry[1] !== 'f' || entry[9] !== null),
+      keysTrusted: vanished.size === 0 && scan.vanished.length === 0 && kept.every((entry) => entry[1] !== 'f' || entry[9] !== null),
     };
     commit(descriptor);
     return descriptor;
@@ -231,6 +238,26 @@ export async function takeSnapshot(workspace, options) {
     if (!committed) for (const file of made) rmSync(file, { force: true });
     for (const name of leftovers(layout, id)) rmSync(name, { force: true });
     rmSync(layout.intent(intent), { force: true });
+  }
+}
+
+/** Whether the manifest file still hashes to what its snapshot recorded (a cheap check instead of parsing it). */
+function manifestIntact(file, checksum) {
+  if (typeof checksum !== 'string') return false;
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex') === checksum;
+  } catch {
+    return false;
+  }
+}
+
+/** The parent's manifest under the new id: a hard link, or a copy where the file has all the links it may have. */
+function shareManifest(from, to) {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    if (error.code !== 'EMLINK') throw error;
+    copyFileSync(from, to);
   }
 }
 

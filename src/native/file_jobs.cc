@@ -628,15 +628,17 @@ bool FileJobs::OpenPack(Thread& thread, size_t i, Failure& failure) {
   if (thread.packFd >= 0 && thread.packPath == srcs_[i]) return true;
   if (thread.packFd >= 0) close(thread.packFd);
   thread.packPath = srcs_[i];
-  thread.packFd = open(srcs_[i].c_str(), O_RDONLY | O_CLOEXEC);
+  thread.packFd = open(srcs_[i].c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (thread.packFd < 0) return Fail(failure, errno, "open");
-  if (fstat(thread.packFd, &thread.packStat) != 0) {
-    const int error = errno;
-    close(thread.packFd);
-    thread.packFd = -1;
-    return Fail(failure, error, "fstat");
-  }
-  return true;
+  int error = 0;
+  if (fstat(thread.packFd, &thread.packStat) != 0) error = errno;
+  // A FIFO or device would block or never end.
+  else if (!S_ISREG(thread.packStat.st_mode)) error = EINVAL;
+  if (error == 0) return true;
+  close(thread.packFd);
+  thread.packFd = -1;
+  thread.packPath.clear();
+  return Fail(failure, error, error == EINVAL ? "open" : "fstat");
 }
 
 bool FileJobs::ReadPackRange(Thread& thread, size_t i, size_t& got, Failure& failure) {

@@ -171,6 +171,8 @@ bool TreeScan::List(Task& task) {
     // Removed since its parent listed it: not part of the tree any more.
     if (errno == ENOENT && !top) {
       task.node->gone = true;
+      std::lock_guard<std::mutex> lock(mutex_);
+      vanished_.push_back(task.prefix);
       return true;
     }
     return Fail(errno, "open", task.prefix);
@@ -277,7 +279,11 @@ static std::string Joined(const std::vector<std::string>& values) {
 void TreeScan::Digest() {
   Sha256 sha;
   uint8_t out[Sha256::kSize];
-  if (!sha.Begin()) return;
+  // A scan without its digest must fail, not pass as an unchanged tree.
+  if (!sha.Begin()) {
+    Fail(ENOMEM, "sha256", "");
+    return;
+  }
   std::string record;
   for (size_t i = 0; i < paths_.size(); i++) {
     record.clear();
@@ -289,9 +295,15 @@ void TreeScan::Digest() {
     record.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
     record.append(targets_[i]);
     record.push_back('\n');
-    if (!sha.Update(record.data(), record.size())) return;
+    if (!sha.Update(record.data(), record.size())) {
+      Fail(ENOMEM, "sha256", "");
+      return;
+    }
   }
-  if (!sha.Finish(out)) return;
+  if (!sha.Finish(out)) {
+    Fail(ENOMEM, "sha256", "");
+    return;
+  }
   static const char kHex[] = "0123456789abcdef";
   digest_.resize(2 * Sha256::kSize);
   for (size_t i = 0; i < Sha256::kSize; i++) {
@@ -307,7 +319,13 @@ void TreeScan::OnOK() {
     return;
   }
   Napi::Object result = Napi::Object::New(env);
-  result.Set("paths", Napi::String::New(env, Joined(paths_)));
+  // One string for all names, unless that would pass V8's longest string
+  // (about 2^29 characters): then one string per name.
+  size_t total = paths_.size() + targets_.size();
+  for (const std::string& value : paths_) total += value.size();
+  for (const std::string& value : targets_) total += value.size();
+  const bool joined = total < (size_t{1} << 28);
+  result.Set("paths", joined ? Napi::Value(Napi::String::New(env, Joined(paths_))) : Napi::Value(NewStringColumn(env, paths_)));
   result.Set("types", NewColumn(env, types_));
   result.Set("modes", NewColumn(env, modes_));
   result.Set("sizes", NewColumn(env, sizes_));
@@ -319,7 +337,8 @@ void TreeScan::OnOK() {
   result.Set("mtimeNsec", NewColumn(env, mtimeNsec_));
   result.Set("ctimeSec", NewColumn(env, ctimeSec_));
   result.Set("ctimeNsec", NewColumn(env, ctimeNsec_));
-  result.Set("targets", Napi::String::New(env, Joined(targets_)));
+  result.Set("targets", joined ? Napi::Value(Napi::String::New(env, Joined(targets_))) : Napi::Value(NewStringColumn(env, targets_)));
+  result.Set("vanished", NewStringColumn(env, vanished_));
   result.Set("digest", Napi::String::New(env, digest_));
   deferred_.Resolve(result);
 }

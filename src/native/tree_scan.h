@@ -75,6 +75,9 @@ class TreeScan : public Napi::AsyncWorker {
   // ctime and link target (not atime: reading changes it): equal digests
   // mean an unchanged tree, so a snapshot can skip everything else.
   std::string digest_;
+  // Directories listed by their parent but gone when their turn came
+  // (removed, or an ancestor moved): their subtrees are missing.
+  std::vector<std::string> vanished_;
 
   void Digest();
 
