@@ -190,10 +190,10 @@ const nodeCp = (src, dst) => fsCp(src, dst, { recursive: true, preserveTimestamp
  * Runs `tasks` ({ name: { fn, beforeEach, afterEach } }) config.rounds
  * times, every task once per round; the median time in ms per task.
  */
-async function measure(title, tasks) {
+async function measure(title, tasks, rounds = config.rounds) {
   const samples = Object.fromEntries(Object.keys(tasks).map((name) => [name, []]));
-  for (let round = 0; round < config.rounds; round++) {
-    progress(`${title}, round ${round + 1}/${config.rounds}`);
+  for (let round = 0; round < rounds; round++) {
+    progress(`${title}, round ${round + 1}/${rounds}`);
     const bench = new Bench({ iterations: 1, time: 0, warmup: false });
     for (const [name, { fn, beforeEach, afterEach }] of Object.entries(tasks)) bench.add(name, fn, { async: true, beforeEach, afterEach });
     await bench.run();
@@ -359,7 +359,9 @@ async function verifyRows(base) {
     await ours(); // warm page cache: both read everything once
     sha256sum();
     settle();
-    const times = await measure(`verify: ${name}`, { 'workspace.verify': { fn: ours }, sha256sum: { fn: async () => sha256sum() } });
+    // A verify of 10 MB takes milliseconds, so one sample is mostly noise:
+    // three times the rounds here (at least 9), still interleaved with sha256sum.
+    const times = await measure(`verify: ${name}`, { 'workspace.verify': { fn: ours }, sha256sum: { fn: async () => sha256sum() } }, Math.max(9, 3 * config.rounds));
     const oursMBps = tree.bytes / 1e3 / times['workspace.verify'];
     const sha256sumMBps = tree.bytes / 1e3 / times.sha256sum;
     rows[name] = { files: tree.files, bytes: tree.bytes, oursMs: times['workspace.verify'], sha256sumMs: times.sha256sum, oursMBps, sha256sumMBps, ratio: oursMBps / sha256sumMBps };
@@ -462,7 +464,7 @@ console.log(
 printFilesystem('ext4', `${config.dir} (${ext4Type})`, results.ext4);
 if (results.xfs) printFilesystem('xfs', `loop-mounted ${config.xfsSize} image, mkfs.xfs -m reflink=1`, results.xfs);
 else console.log(`xfs rows skipped: ${results.xfsSkipped}\n`);
-console.log(`verify throughput on ${ext4Type} — warm page cache; MB = 10^6 bytes; workspace.verify(id) on ${config.threads} native threads vs one sha256sum process over the worktree's files`);
+console.log(`verify throughput on ${ext4Type} — warm page cache; MB = 10^6 bytes; workspace.verify(id) on ${config.threads} native threads vs one sha256sum process over the worktree's files; median of ${Math.max(9, 3 * config.rounds)} rounds`);
 printTable(
   Object.entries(results.verify).map(([name, row]) => ({
     tree: name,
