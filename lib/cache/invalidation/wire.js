@@ -1,0 +1,159 @@
+// The invalidation datagram: binary, authenticated, replay-proof. (The seed
+// sent plaintext keys split on commas: a key with a comma broke it, and
+// anyone on the network could flush the cache.)
+//
+//   offset  bytes
+//   0       4   magic "ACIV"
+//   4       1   format version (1)
+//   5       1   reserved, 0
+//   6       2   entry count (big-endian)
+//   8       8   sender id (random per bus: a peer ignores its own datagrams)
+//   16      8   timestamp, ms since the epoch (big-endian float64)
+//   24      16  nonce (random)
+//   40      ..  entries: op (1 byte), key kind (1: string, 2: bytes),
+//               key length (4, big-endian), key bytes; and for op 'set',
+//               value length (4) and the value's encoded bytes
+//   end-32  32  HMAC-SHA256 under the shared secret of every byte before it
+//
+// Any byte may appear in a key. The MAC is checked before anything else
+// is parsed, so only a holder of the secret can make a peer parse entries.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { describe } from '../../errors.js';
+
+export const MAGIC = Buffer.from('ACIV');
+export const VERSION = 1;
+export const HEADER_BYTES = 40;
+export const MAC_BYTES = 32;
+/** The most a UDP datagram can carry over IPv4. */
+export const MAX_UDP_PAYLOAD = 65507;
+export const MIN_SECRET_BYTES = 16;
+
+export const OPS = Object.freeze({ delete: 1, clear: 2, clearPrefix: 3, set: 4 });
+const OP_NAMES = [null, 'delete', 'clear', 'clearPrefix', 'set'];
+const KIND_STRING = 1;
+const KIND_BYTES = 2;
+
+/** The secret as bytes; TypeError when missing, RangeError when too short. */
+export function secretBytes(secret, name = 'options.secret') {
+  if (secret === undefined || secret === null) {
+    throw new TypeError(`${name} is required: invalidations are authenticated with a secret shared by every peer (a string or Buffer of at least ${MIN_SECRET_BYTES} bytes)`);
+  }
+  const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret instanceof Uint8Array ? Buffer.from(secret) : null;
+  if (bytes === null) throw new TypeError(`${name} must be a string or a Buffer (got ${describe(secret)})`);
+  if (bytes.length < MIN_SECRET_BYTES) throw new RangeError(`${name} must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
+  return bytes;
+}
+
+function keyBytes(key) {
+  if (typeof key === 'string') return [KIND_STRING, Buffer.from(key, 'utf8')];
+  if (key instanceof Uint8Array) return [KIND_BYTES, Buffer.from(key.buffer, key.byteOffset, key.byteLength)];
+  throw new TypeError(`key must be a string or a Uint8Array (got ${describe(key)})`);
+}
+
+/** Bytes one entry takes on the wire. */
+function entrySize(entry) {
+  return 6 + entry.key.length + (entry.op === OPS.set ? 4 + entry.value.length : 0);
+}
+
+/**
+ * Packs invalidations into datagrams of at most `maxBytes` each, in order.
+ * `invalidations` are { op: 'delete' | 'clear' | 'clearPrefix' | 'set', key?, value? }
+ * (value: the encoded bytes of a version marker). Returns Buffer[].
+ */
+export function encodeDatagrams(invalidations, { secret, senderId, maxBytes = 1200, now = Date.now() }) {
+  const key = secretBytes(secret);
+  const room = maxBytes - HEADER_BYTES - MAC_BYTES;
+  const entries = invalidations.map(({ op, key: name = '', value }) => {
+    const code = OPS[op];
+    if (code === undefined) throw new RangeError(`op must be 'delete', 'clear', 'clearPrefix' or 'set' (got ${describe(op)})`);
+    const [kind, bytes] = keyBytes(name);
+    const entry = { op: code, kind, key: bytes, value: code === OPS.set ? Buffer.from(value) : null };
+    if (entrySize(entry) > room) {
+      throw new RangeError(`an invalidation of ${entrySize(entry)} bytes (key and value) does not fit in a datagram of ${maxBytes} bytes`);
+    }
+    return entry;
+  });
+  const datagrams = [];
+  for (let start = 0; start < entries.length; ) {
+    let end = start;
+    let size = 0;
+    while (end < entries.length && end - start < 0xffff && size + entrySize(entries[end]) <= room) size += entrySize(entries[end++]);
+    datagrams.push(seal(entries.slice(start, end), size, key, senderId, now));
+    start = end;
+  }
+  return datagrams;
+}
+
+function seal(entries, size, key, senderId, now) {
+  const datagram = Buffer.allocUnsafe(HEADER_BYTES + size + MAC_BYTES);
+  MAGIC.copy(datagram, 0);
+  datagram[4] = VERSION;
+  datagram[5] = 0;
+  datagram.writeUInt16BE(entries.length, 6);
+  senderId.copy(datagram, 8);
+  datagram.writeDoubleBE(now, 16);
+  randomBytes(16).copy(datagram, 24);
+  let at = HEADER_BYTES;
+  for (const entry of entries) {
+    datagram[at] = entry.op;
+    datagram[at + 1] = entry.kind;
+    datagram.writeUInt32BE(entry.key.length, at + 2);
+    entry.key.copy(datagram, at + 6);
+    at += 6 + entry.key.length;
+    if (entry.op === OPS.set) {
+      datagram.writeUInt32BE(entry.value.length, at);
+      entry.value.copy(datagram, at + 4);
+      at += 4 + entry.value.length;
+    }
+  }
+  createHmac('sha256', key).update(datagram.subarray(0, at)).digest().copy(datagram, at);
+  return datagram;
+}
+
+/**
+ * Checks and parses one datagram. Never throws on bad input: resolves to
+ * { ok: true, senderId, timestamp, invalidations } or { ok: false, reason }
+ * with reason 'oversize', 'short', 'magic' (not ours), 'version', 'mac'
+ * (forged, truncated or another secret), 'stale', 'replay' or 'garbled'.
+ */
+export function openDatagram(datagram, { secret, guard, maxBytes = MAX_UDP_PAYLOAD, now = Date.now() }) {
+  if (datagram.length > maxBytes) return { ok: false, reason: 'oversize' };
+  if (datagram.length < HEADER_BYTES + MAC_BYTES) return { ok: false, reason: 'short' };
+  if (!datagram.subarray(0, 4).equals(MAGIC)) return { ok: false, reason: 'magic' };
+  if (datagram[4] !== VERSION) return { ok: false, reason: 'version' };
+  const signed = datagram.length - MAC_BYTES;
+  const expected = createHmac('sha256', secret).update(datagram.subarray(0, signed)).digest();
+  if (!timingSafeEqual(expected, datagram.subarray(signed))) return { ok: false, reason: 'mac' };
+  const timestamp = datagram.readDoubleBE(16);
+  const verdict = guard.check(datagram.toString('hex', 24, 40), timestamp, now);
+  if (verdict !== null) return { ok: false, reason: verdict };
+  const invalidations = parseEntries(datagram, datagram.readUInt16BE(6), signed);
+  if (invalidations === null) return { ok: false, reason: 'garbled' };
+  return { ok: true, senderId: datagram.subarray(8, 16), timestamp, invalidations };
+}
+
+function parseEntries(datagram, count, end) {
+  const invalidations = [];
+  let at = HEADER_BYTES;
+  for (let i = 0; i < count; i++) {
+    if (at + 6 > end) return null;
+    const op = OP_NAMES[datagram[at]];
+    const kind = datagram[at + 1];
+    const length = datagram.readUInt32BE(at + 2);
+    at += 6;
+    if (op === undefined || op === null || (kind !== KIND_STRING && kind !== KIND_BYTES) || at + length > end) return null;
+    const bytes = datagram.subarray(at, at + length);
+    at += length;
+    const invalidation = { op, key: kind === KIND_STRING ? bytes.toString('utf8') : Buffer.from(bytes) };
+    if (op === 'set') {
+      if (at + 4 > end) return null;
+      const size = datagram.readUInt32BE(at);
+      at += 4;
+      if (at + size > end) return null;
+      invalidation.value = Buffer.from(datagram.subarray(at, at + size));
+      at += size;
+    }
+    invalidations.push(invalidation);
+  }
+  return at === end ? invalidations : null;
+}
