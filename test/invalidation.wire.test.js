@@ -27,15 +27,8 @@ test('any key survives the trip: commas, NUL, newlines, UTF-8, raw bytes; every 
   const opened = open(datagram);
   assert.equal(opened.ok, true);
   assert.deepEqual(opened.senderId, senderId);
-  assert.deepEqual(opened.invalidations, [
-    { op: 'delete', key: 'user:1,user:2' },
-    { op: 'delete', key: 'a\0b\nc' },
-    { op: 'delete', key: 'clé ünïcødé 🗝️' },
-    { op: 'delete', key: Buffer.from([0, 255, 44, 10]) },
-    { op: 'clearPrefix', key: 'session:' },
-    { op: 'set', key: 'config:version', value: Buffer.from([1, 2, 3]) },
-    { op: 'clear', key: '' },
-  ]);
+  // 'clear' names no key: it comes back with the empty one.
+  assert.deepEqual(opened.invalidations, invalidations.map((invalidation) => ({ key: '', ...invalidation })));
 });
 
 test('a batch larger than a datagram is split, in order, each datagram within the limit', () => {
