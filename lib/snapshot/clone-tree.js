@@ -2,13 +2,13 @@
 // tree: per file FICLONE, else copy_file_range, else read/write; modes,
 // times, symbolic links (as links) and empty directories kept; special
 // files skipped and reported.
-import { chmodSync, existsSync, mkdirSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+import { checkInteger, withDefaults } from '../cache/options.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import * as native from '../native.js';
 import { isWithin } from './layout.js';
-import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf } from './engine.js';
+import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError } from './engine.js';
 
 const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: null });
 
@@ -24,9 +24,7 @@ export async function cloneTree(source, target, options = {}) {
       throw new TypeError(`${name} must be a non-empty string without NUL bytes (got ${describe(value)})`);
     }
   }
-  checkObject(options, 'options');
-  rejectUnknown(options, cloneDefaults, 'options');
-  const { engine, threads, onProgress } = { ...cloneDefaults, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  const { engine, threads, onProgress } = withDefaults(options, cloneDefaults, 'options');
   if (!['auto', 'reflink', 'copy'].includes(engine)) throw new RangeError(`options.engine must be 'auto', 'reflink' or 'copy' (got ${describe(engine)})`);
   checkInteger(threads, 'options.threads', 1, 64, 'an integer from 1 to 64');
   if (onProgress !== null && typeof onProgress !== 'function') throw new TypeError(`options.onProgress must be a function (got ${describe(onProgress)})`);
@@ -53,12 +51,11 @@ export async function cloneTree(source, target, options = {}) {
     else if (type === 1) entries.push({ path: where, type: 'f', job: (jobs, destination) => jobs.push(native.JOB_CLONE, where, destination, { mode, time }) });
     else skipped.push({ path: where, reason: 'special file' });
   }
-  const progress = onProgress && ((done, total, bytes) => onProgress({ phase: 'clone', done, total, bytes }));
-  const { results, jobOf } = await buildTree(to, entries, { runOptions: { ...choice.runOptions, threads, hash: false, retries: 2, sourceRoot: from }, onProgress: progress });
   // The root directory takes the source's mode and time, as cp -a does.
-  const root = statSync(from);
-  chmodSync(to, root.mode & 0o7777);
-  utimesSync(to, root.atime, root.mtime);
+  const root = statSync(from, { bigint: true });
+  const top = { mode: Number(root.mode & 0o7777n), time: [Number(root.mtimeNs / 1_000_000_000n), Number(root.mtimeNs % 1_000_000_000n)] };
+  const runOptions = { ...choice.runOptions, threads, hash: false, retries: 2, sourceRoot: from };
+  const { results, jobOf } = await buildTree(to, entries, { top, runOptions, onProgress, phase: 'clone' });
   const tally = new EngineTally(choice);
   const perFile = {};
   const failures = [];
@@ -73,14 +70,7 @@ export async function cloneTree(source, target, options = {}) {
     tally.add(results, i, entry.path);
     bytes += results.sizes[i];
   }
-  if (failures.length > 0) {
-    const error = new ArenaCacheError(
-      codes.ERR_SNAPSHOT_IO,
-      `cloneTree: ${failures.length} file(s) failed, first ${failures[0].path} (${failures[0].code} in ${failures[0].syscall})`,
-    );
-    error.failures = failures;
-    throw error;
-  }
+  if (failures.length > 0) throw ioError('cloneTree', failures);
   return {
     files: jobOf.size,
     directories: entries.filter((entry) => entry.type === 'd').length,

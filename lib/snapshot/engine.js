@@ -61,13 +61,17 @@ export class JobList {
     };
   }
 
-  /** Runs the jobs; resolves to the native results (see lib/native.js runFileJobs). */
-  run(options, onProgress) {
+  /**
+   * Runs the jobs; resolves to the native results (see lib/native.js
+   * runFileJobs). `onProgress` (or null) gets { phase, done, total, bytes }.
+   */
+  run(options, onProgress = null, phase = '') {
+    const report = onProgress && ((done, total, bytes) => onProgress({ phase, done, total, bytes }));
     if (this.length === 0) {
-      onProgress?.(0, 0, 0);
+      report?.(0, 0, 0);
       return Promise.resolve(null);
     }
-    return native.runFileJobs(this.columns(), options, onProgress ?? undefined);
+    return native.runFileJobs(this.columns(), options, report ?? undefined);
   }
 }
 
@@ -100,7 +104,7 @@ export function chooseEngine(engine, sourceDir, targetDir) {
       );
     }
   }
-  return { requested: engine, reflinkSupported, probeCode, runOptions: { reflink: reflinkSupported, copyFileRange: engine !== 'copy' } };
+  return { requested: engine, reflinkSupported, runOptions: { reflink: reflinkSupported, copyFileRange: engine !== 'copy' } };
 }
 
 /**
@@ -150,6 +154,14 @@ export function errnoName(errno) {
   return ERRNO_NAMES.get(errno) ?? `E${errno}`;
 }
 
+/** ERR_SNAPSHOT_IO for files that could not be read or written: `failures` are [{ path, code, syscall }]. */
+export function ioError(what, failures, verb = 'failed') {
+  const [first] = failures;
+  const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, `${what}: ${failures.length} file(s) ${verb}, first ${first.path} (${first.code} in ${first.syscall})`);
+  error.failures = failures;
+  return error;
+}
+
 /**
  * Throws ERR_SNAPSHOT_IO for a name that did not come through as UTF-8: the
  * scan decodes names as UTF-8, so such a name would be stored as another
@@ -167,10 +179,11 @@ export function checkNames(paths, operation) {
  * Each entry is { path, type: 'd'|'f'|'l', mode, time: [sec, nsec], target }
  * and, for files, `job(list, destination)` adds the job that makes it.
  * Directories are made writable first and given their own mode and time
- * last, deepest first, so that making their contents does not change them.
- * Resolves to the native results and the job index of every file entry.
+ * last, deepest first, so that making their contents does not change them;
+ * `top` ({ mode, time }) is the root's own, set last of all. Resolves to the
+ * native results and the job index of every file entry.
  */
-export async function buildTree(root, entries, { runOptions, onProgress }) {
+export async function buildTree(root, entries, { top, runOptions, onProgress, phase }) {
   const jobs = new JobList();
   const jobOf = new Map();
   const directories = [];
@@ -187,8 +200,9 @@ export async function buildTree(root, entries, { runOptions, onProgress }) {
       jobOf.set(entry, entry.job(jobs, destination));
     }
   }
-  const results = await jobs.run(runOptions, onProgress);
+  const results = await jobs.run(runOptions, onProgress, phase);
   for (const [destination, entry] of links) lutimesSync(destination, ...times(entry.time));
+  directories.unshift([root, top]); // last: its contents are all made
   for (let i = directories.length - 1; i >= 0; i--) {
     const [destination, entry] = directories[i];
     chmodSync(destination, entry.mode);

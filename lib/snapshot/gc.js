@@ -3,7 +3,7 @@
 // ancestor of one, among the newest `keepLast`, or younger than
 // `keepWithin`; every other snapshot is deleted, then every object and pack
 // that no kept snapshot uses.
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stagingPaths, writeJson } from './layout.js';
 import { locate } from './manifest.js';
@@ -69,21 +69,15 @@ export function planGc(repository, { keepLast, keepWithin, now = Date.now() }) {
   const files = [];
   let bytes = 0;
   if (sweep) {
-    const { layout } = repository;
-    const candidates = readdirSync(layout.dir('packs')).map((name) => path.join(layout.dir('packs'), name));
-    for (const prefix of readdirSync(layout.dir('objects'))) {
-      for (const name of readdirSync(path.join(layout.dir('objects'), prefix))) candidates.push(path.join(layout.dir('objects'), prefix, name));
-    }
-    for (const file of candidates) {
-      if (used.has(file)) continue;
-      files.push(path.relative(layout.repository, file));
-      bytes += statSync(file).size;
+    for (const file of repository.layout.unusedStoredFiles(used)) {
+      files.push(file);
+      bytes += statSync(path.join(repository.layout.repository, file)).size;
     }
   }
   return {
     delete: doomed,
     keep: [...reasons].map(([id, why]) => ({ id, reasons: why })),
-    files: files.sort(),
+    files,
     bytes,
     staleWorktrees,
     sweep,

@@ -17,7 +17,7 @@
 //   worktrees/<name>.json       every worktree's path and head
 //   intents/<op>-<stamp>.json   unfinished operations, finished or undone by the next open
 //   tmp/                        files being made
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 export const META_NAME = '.arenacache';
@@ -59,6 +59,21 @@ export class Layout {
 
   pack(packId) {
     return `${this.packs}${path.sep}${packId}.pack`;
+  }
+
+  /**
+   * The stored files (packs and objects) not in `used` (absolute paths, as
+   * object() and pack() make them): relative to the repository, sorted.
+   */
+  unusedStoredFiles(used) {
+    const files = readdirSync(this.packs).map((name) => `${this.packs}${path.sep}${name}`);
+    for (const prefix of readdirSync(this.objects)) {
+      for (const name of readdirSync(path.join(this.objects, prefix))) files.push(`${this.objects}${path.sep}${prefix}${path.sep}${name}`);
+    }
+    return files
+      .filter((file) => !used.has(file))
+      .map((file) => path.relative(this.repository, file))
+      .sort();
   }
 
   pin(id) {

@@ -8,11 +8,11 @@
 // RENAME_EXCHANGE it falls back to two renames; the moment between them
 // (the worktree path missing) is repaired by the next open. The intent
 // record says which phase a restore reached; recover.js finishes or undoes it.
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
-import { buildTree, chooseEngine, failureOf } from './engine.js';
+import { buildTree, chooseEngine, failureOf, ioError } from './engine.js';
 import { isWithin, META_NAME, stagingPaths, syncDirectory, writeJson } from './layout.js';
 import { locate } from './manifest.js';
 
@@ -43,22 +43,21 @@ export async function materialize(repository, id, manifest, target, { threads, o
           : jobs.push(native.JOB_EXTRACT, stored.file, destination, { ...shape, offset: stored.offset, length: stored.length, expected: entry[6] }),
     };
   });
-  const progress = onProgress && ((done, total, bytes) => onProgress({ phase, done, total, bytes }));
-  const { results, jobOf } = await buildTree(target, entries, {
-    runOptions: { ...choice.runOptions, threads, hash: false, checkExpected: true, retries: 0 },
-    onProgress: progress,
-  });
-  // The tree's root directory, as the worktree had it.
   const [rootMode, rootSec, rootNsec] = manifest.root;
-  chmodSync(target, rootMode);
-  utimesSync(target, rootSec + rootNsec / 1e9, rootSec + rootNsec / 1e9);
+  const { results, jobOf } = await buildTree(target, entries, {
+    top: { mode: rootMode, time: [rootSec, rootNsec] },
+    runOptions: { ...choice.runOptions, threads, hash: false, checkExpected: true, retries: 0 },
+    onProgress,
+    phase,
+  });
   const damaged = [];
   const failures = [];
   for (const [item, i] of jobOf) {
     const failure = failureOf(results, i);
     const size = item.entry[3];
     if (failure !== null) {
-      if (failure.code === 'ENOENT' && results.syscalls[i] === 'open' && !existsSync(jobSource(item, layout))) damaged.push({ path: item.path, problem: 'missing' });
+      // The object or pack is gone (not the destination: that is ours).
+      if (failure.code === 'ENOENT' && results.errorOnDst[i] === 0) damaged.push({ path: item.path, problem: 'missing' });
       else failures.push({ path: item.path, ...failure });
     } else if ((results.flags[i] & native.FLAG_MISMATCH) !== 0 || results.sizes[i] !== size) {
       damaged.push({ path: item.path, problem: 'differs' });
@@ -72,18 +71,9 @@ export async function materialize(repository, id, manifest, target, { threads, o
     error.problems = damaged;
     throw error;
   }
-  if (failures.length > 0) {
-    const error = new ArenaCacheError(
-      codes.ERR_SNAPSHOT_IO,
-      `cannot write snapshot ${id}'s tree: ${failures.length} file(s) failed, first ${failures[0].path} (${failures[0].code} in ${failures[0].syscall})`,
-    );
-    error.failures = failures;
-    throw error;
-  }
+  if (failures.length > 0) throw ioError(`cannot write snapshot ${id}'s tree`, failures);
   return choice;
 }
-
-const jobSource = (item, layout) => locate(layout, item.entry).file;
 
 /** Restores the worktree of `workspace` to snapshot `id` (the lock is held by the caller). */
 export async function restoreTree(workspace, id, { threads, onProgress, durable }) {

@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, linkSync, lstatSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
-import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, JobList } from './engine.js';
+import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, ioError, JobList } from './engine.js';
 import { META_NAME, syncDirectory, writeJson } from './layout.js';
 import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
 import { newSnapshotId } from './names.js';
@@ -142,10 +141,10 @@ export async function takeSnapshot(workspace, options) {
     }
     const hasPack = jobs.ops.includes(native.JOB_PACK);
     if (hasPack) made.push(packTemp);
-    const progress = onProgress && ((done, total, doneBytes) => onProgress({ phase: 'snapshot', done, total, bytes: doneBytes }));
     const results = await jobs.run(
       { ...choice.runOptions, threads, hash: true, packPath: hasPack ? packTemp : '', packOffset: 0, retries: 2, sourceRoot: workspace.path },
-      progress,
+      onProgress,
+      'snapshot',
     );
     // A clone made by reflink or copy_file_range is hashed by reading the
     // source again; if the source changed meanwhile, the hash may not be of
@@ -196,14 +195,7 @@ export async function takeSnapshot(workspace, options) {
         storeObject(layout, jobs.dsts[i], entry[6]);
       }
     }
-    if (failures.length > 0) {
-      const error = new ArenaCacheError(
-        codes.ERR_SNAPSHOT_IO,
-        `snapshot failed: ${failures.length} file(s) could not be read or stored, first ${failures[0].path} (${failures[0].code} in ${failures[0].syscall})`,
-      );
-      error.failures = failures;
-      throw error;
-    }
+    if (failures.length > 0) throw ioError('snapshot failed', failures, 'could not be read or stored');
     for (const entry of vanished) skipped.push({ path: entry[0], reason: 'removed during the snapshot' });
     for (const where of scan.vanished) skipped.push({ path: where, reason: 'directory removed or moved during the snapshot' });
     const kept = vanished.size === 0 ? entries : entries.filter((entry) => !vanished.has(entry));
@@ -268,7 +260,7 @@ function storeObject(layout, temporary, hash) {
   if (!native.renameNoReplace(temporary, target)) unlinkSync(temporary);
 }
 
-/** Temporary files of snapshot `id` (clones not yet moved into objects/, the clock file, the pack being written). */
+/** Temporary files of snapshot `id` (clones not yet moved into objects/, the pack being written). */
 export function leftovers(layout, id) {
   const prefix = `${id}.`;
   return readdirSync(layout.dir('tmp')).filter((name) => name.startsWith(prefix)).map((name) => layout.tmp(name));

@@ -2,14 +2,10 @@
 // pool, each stored location hashed once however many snapshots share it)
 // and compare; or compare a worktree with a snapshot. Reports say exactly
 // which paths differ (and why), are missing, or are extra.
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import * as native from '../native.js';
 import { failureOf, hashOf, JobList } from './engine.js';
 import { META_NAME } from './layout.js';
 import { locate, statKey } from './manifest.js';
-
-const progressFor = (onProgress, phase) => onProgress && ((done, total, bytes) => onProgress({ phase, done, total, bytes }));
 
 /** Compares the hashed bytes of job `i` with file entry `entry`: null when they match, else why not. */
 function compare(results, i, entry) {
@@ -62,7 +58,7 @@ export async function verifyStore(repository, ids, { threads, onProgress, all })
       checks.push([report, entry, job]);
     }
   }
-  const results = await jobs.run({ threads, hash: true }, progressFor(onProgress, 'verify'));
+  const results = await jobs.run({ threads, hash: true }, onProgress, 'verify');
   for (const [report, entry, job] of checks) {
     report.files++;
     report.bytes += entry[3];
@@ -75,23 +71,8 @@ export async function verifyStore(repository, ids, { threads, onProgress, all })
   if (!all) return reports;
   // Files in objects/ and packs/ that no snapshot uses: left by an
   // interrupted operation, or put there by hand; gc removes them.
-  const extra = complete ? unreferenced(layout, referenced) : [];
+  const extra = complete ? layout.unusedStoredFiles(referenced) : [];
   return { ok: reports.every((report) => report.ok) && extra.length === 0, snapshots: reports, extra };
-}
-
-function unreferenced(layout, referenced) {
-  const extra = [];
-  for (const prefix of readdirSync(layout.dir('objects'))) {
-    for (const name of readdirSync(path.join(layout.dir('objects'), prefix))) {
-      const file = path.join(layout.dir('objects'), prefix, name);
-      if (!referenced.has(file)) extra.push(path.relative(layout.repository, file));
-    }
-  }
-  for (const name of readdirSync(layout.dir('packs'))) {
-    const file = path.join(layout.dir('packs'), name);
-    if (!referenced.has(file)) extra.push(path.relative(layout.repository, file));
-  }
-  return extra.sort();
 }
 
 /**
@@ -141,7 +122,7 @@ export async function diffWorktree(root, id, manifest, { rehash, threads, onProg
   }
   // Special files are never snapshotted (descriptor.skipped lists them), so they are not extra either.
   for (const [where, i] of current) if (scan.types[i] !== 4) report.extra.push(where);
-  const results = await jobs.run({ threads, hash: true, sourceRoot: root }, progressFor(onProgress, 'verify'));
+  const results = await jobs.run({ threads, hash: true, sourceRoot: root }, onProgress, 'verify');
   for (const [entry, job] of hashed) {
     const problem = compare(results, job, entry);
     if (problem === null) continue;

@@ -2,7 +2,7 @@
 // (see layout.js), with restore, fork, verify, history, pins and gc.
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { checkInteger, checkObject, rejectUnknown } from '../cache/options.js';
+import { checkInteger, withDefaults } from '../cache/options.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireNative } from '../native.js';
 import { planGc, runGc } from './gc.js';
@@ -31,11 +31,9 @@ export const defaults = Object.freeze({
 const ENGINES = ['auto', 'reflink', 'copy'];
 const MAX_MESSAGE = 4096;
 
+/** `options` over the method's `known` defaults, with the checks every method's options share. */
 function resolveOptions(options, known, where) {
-  checkObject(options, where);
-  rejectUnknown(options, known, where);
-  const resolved = { ...known };
-  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  const resolved = withDefaults(options, known, where);
   if (!ENGINES.includes(resolved.engine ?? 'auto')) {
     throw new RangeError(`${where}.engine must be 'auto', 'reflink' or 'copy' (got ${describe(resolved.engine)})`);
   }
@@ -251,10 +249,7 @@ export class Workspace {
 
   async #refuseDirty(options) {
     const head = this.head;
-    const report =
-      head === null
-        ? await diffWorktree(this.#path, null, { entries: [] }, { rehash: false, threads: options.threads })
-        : await diffWorktree(this.#path, head, this.#repository.manifest(head), { rehash: false, threads: options.threads });
+    const report = await this.#changes(options.threads);
     if (report.ok) return;
     const changes = report.differ.length + report.missing.length + report.extra.length;
     const first = report.differ[0]?.path ?? report.missing[0] ?? report.extra[0];
@@ -303,9 +298,14 @@ export class Workspace {
   /** What changed in the worktree since its head snapshot (by file identity, hashing only files that look changed). */
   async status(options = {}) {
     const resolved = resolveOptions(options, { threads: defaults.threads }, 'options');
+    return this.#changes(resolved.threads);
+  }
+
+  /** The worktree against its head (an empty tree before any), hashing only files whose identity changed. */
+  #changes(threads) {
     const head = this.head;
-    if (head === null) return diffWorktree(this.#path, null, { entries: [] }, { rehash: false, threads: resolved.threads });
-    return diffWorktree(this.#path, head, this.#repository.manifest(head), { rehash: false, threads: resolved.threads });
+    const manifest = head === null ? { entries: [] } : this.#repository.manifest(head);
+    return diffWorktree(this.#path, head, manifest, { rehash: false, threads });
   }
 
   /** The snapshots, newest first: an array of plain objects, or with format 'table' a table for people. */

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <napi.h>
+#include <sys/stat.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -34,5 +36,57 @@ inline Napi::Array NewStringColumn(Napi::Env env, const std::vector<std::string>
   }
   return column;
 }
+
+// The identity columns of a stat (dev, ino, mtime, ctime), which TreeScan
+// and FileJobs both report and JavaScript compares across them (a file's
+// key in a snapshot manifest): one definition of the fields and their names.
+struct StatColumns {
+  std::vector<uint64_t> devs;
+  std::vector<uint64_t> inos;
+  std::vector<double> mtimeSec;
+  std::vector<uint32_t> mtimeNsec;
+  std::vector<double> ctimeSec;
+  std::vector<uint32_t> ctimeNsec;
+
+  // n entries of zeros, set later by index.
+  void Reset(size_t n) {
+    devs.assign(n, 0);
+    inos.assign(n, 0);
+    mtimeSec.assign(n, 0);
+    mtimeNsec.assign(n, 0);
+    ctimeSec.assign(n, 0);
+    ctimeNsec.assign(n, 0);
+  }
+
+  void Set(size_t i, const struct stat& st) {
+    devs[i] = static_cast<uint64_t>(st.st_dev);
+    inos[i] = static_cast<uint64_t>(st.st_ino);
+    mtimeSec[i] = static_cast<double>(st.st_mtim.tv_sec);
+    mtimeNsec[i] = static_cast<uint32_t>(st.st_mtim.tv_nsec);
+    ctimeSec[i] = static_cast<double>(st.st_ctim.tv_sec);
+    ctimeNsec[i] = static_cast<uint32_t>(st.st_ctim.tv_nsec);
+  }
+
+  void Clear(size_t i) { Set(i, {}); }
+
+  void Push(const struct stat& st) {
+    devs.emplace_back();
+    inos.emplace_back();
+    mtimeSec.emplace_back();
+    mtimeNsec.emplace_back();
+    ctimeSec.emplace_back();
+    ctimeNsec.emplace_back();
+    Set(devs.size() - 1, st);
+  }
+
+  void Export(Napi::Env env, Napi::Object result) const {
+    result.Set("devs", NewColumn(env, devs));
+    result.Set("inos", NewColumn(env, inos));
+    result.Set("mtimeSec", NewColumn(env, mtimeSec));
+    result.Set("mtimeNsec", NewColumn(env, mtimeNsec));
+    result.Set("ctimeSec", NewColumn(env, ctimeSec));
+    result.Set("ctimeNsec", NewColumn(env, ctimeNsec));
+  }
+};
 
 }  // namespace arenacache

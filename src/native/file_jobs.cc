@@ -295,12 +295,7 @@ FileJobs::FileJobs(Napi::Env env, Napi::Object jobs, Napi::Object options, Napi:
   syscalls_.assign(count_, "");
   errorOnDst_.assign(count_, 0);
   fallbackErrnos_.assign(count_, 0);
-  devs_.assign(count_, 0);
-  inos_.assign(count_, 0);
-  statMtimeSec_.assign(count_, 0);
-  statMtimeNsec_.assign(count_, 0);
-  statCtimeSec_.assign(count_, 0);
-  statCtimeNsec_.assign(count_, 0);
+  stats_.Reset(count_);
 
   if (onProgress.IsFunction()) {
     Napi::Function callback = onProgress.As<Napi::Function>();
@@ -449,12 +444,7 @@ void FileJobs::MarkFailed(size_t i, const Failure& failure) {
     sizes_[i] = 0;
     outOffsets_[i] = 0;
     std::memset(&hashes_[i * Sha256::kSize], 0, Sha256::kSize);
-    devs_[i] = 0;
-    inos_[i] = 0;
-    statMtimeSec_[i] = 0;
-    statMtimeNsec_[i] = 0;
-    statCtimeSec_[i] = 0;
-    statCtimeNsec_[i] = 0;
+    stats_.Clear(i);
   }
 }
 
@@ -497,7 +487,7 @@ bool FileJobs::Clone(Thread& thread, size_t i, Failure& failure) {
     return false;
   }
   sizes_[i] = static_cast<double>(bytes);
-  RecordStat(i, after);
+  stats_.Set(i, after);
   return true;
 }
 
@@ -604,7 +594,7 @@ bool FileJobs::Pack(Thread& thread, size_t i, Failure& failure) {
   thread.packBatch.insert(thread.packBatch.end(), thread.buffer, thread.buffer + length);
   engines_[i] = kEnginePack;
   sizes_[i] = static_cast<double>(length);
-  RecordStat(i, after);
+  stats_.Set(i, after);
   if (thread.packBatch.size() >= kPackBatchBytes) FlushPack(thread);
   return true;
 }
@@ -657,7 +647,7 @@ bool FileJobs::HashRange(Thread& thread, size_t i, Failure& failure) {
   size_t got = 0;
   if (!ReadPackRange(thread, i, got, failure)) return false;
   if (got < static_cast<size_t>(lengths_[i])) flags_[i] |= kFlagShort;
-  RecordStat(i, thread.packStat);
+  stats_.Set(i, thread.packStat);
   return true;
 }
 
@@ -705,7 +695,7 @@ bool FileJobs::Hash(Thread& thread, size_t i, Failure& failure) {
   struct stat after;
   if (fstat(in.fd, &after) != 0) return Fail(failure, errno, "fstat");
   sizes_[i] = static_cast<double>(hashed);
-  RecordStat(i, after);
+  stats_.Set(i, after);
   return true;
 }
 
@@ -719,15 +709,6 @@ bool FileJobs::FinishDst(size_t i, int& out, Failure& failure) {
   // Some filesystems (NFS) report failed writes only here.
   if (close(fd) != 0) return Fail(failure, errno, "close", true);
   return true;
-}
-
-void FileJobs::RecordStat(size_t i, const struct stat& st) {
-  devs_[i] = static_cast<uint64_t>(st.st_dev);
-  inos_[i] = static_cast<uint64_t>(st.st_ino);
-  statMtimeSec_[i] = static_cast<double>(st.st_mtim.tv_sec);
-  statMtimeNsec_[i] = static_cast<uint32_t>(st.st_mtim.tv_nsec);
-  statCtimeSec_[i] = static_cast<double>(st.st_ctim.tv_sec);
-  statCtimeNsec_[i] = static_cast<uint32_t>(st.st_ctim.tv_nsec);
 }
 
 // On Execute's thread.
@@ -795,12 +776,7 @@ void FileJobs::OnOK() {
   result.Set("syscalls", NewStringColumn(env, syscalls));
   result.Set("errorOnDst", NewColumn(env, errorOnDst_));
   result.Set("fallbackErrnos", NewColumn(env, fallbackErrnos_));
-  result.Set("devs", NewColumn(env, devs_));
-  result.Set("inos", NewColumn(env, inos_));
-  result.Set("mtimeSec", NewColumn(env, statMtimeSec_));
-  result.Set("mtimeNsec", NewColumn(env, statMtimeNsec_));
-  result.Set("ctimeSec", NewColumn(env, statCtimeSec_));
-  result.Set("ctimeNsec", NewColumn(env, statCtimeNsec_));
+  stats_.Export(env, result);
   result.Set("packEnd", Napi::Number::New(env, static_cast<double>(packEnd_.load())));
   result.Set("bytes", Napi::Number::New(env, static_cast<double>(doneBytes_.load())));
   deferred_.Resolve(result);

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "columns.h"
 #include "sha256.h"
 
 namespace arenacache {
@@ -105,7 +106,6 @@ class FileJobs : public Napi::AsyncWorker {
   // Sets dsts[i]'s mode and times from the job, then closes it (`out`
   // becomes -1 either way).
   bool FinishDst(size_t i, int& out, Failure& failure);
-  void RecordStat(size_t i, const struct stat& st);
   void SendProgress();
 
   // Jobs (copied from the JavaScript columns: JavaScript may change or
@@ -146,12 +146,7 @@ class FileJobs : public Napi::AsyncWorker {
   std::vector<const char*> syscalls_;
   std::vector<uint8_t> errorOnDst_;
   std::vector<int32_t> fallbackErrnos_;
-  std::vector<uint64_t> devs_;
-  std::vector<uint64_t> inos_;
-  std::vector<double> statMtimeSec_;
-  std::vector<uint32_t> statMtimeNsec_;
-  std::vector<double> statCtimeSec_;
-  std::vector<uint32_t> statCtimeNsec_;
+  StatColumns stats_;  // each source's fstat after its job
 
   // The run.
   Napi::Promise::Deferred deferred_;

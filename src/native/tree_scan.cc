@@ -248,14 +248,9 @@ void TreeScan::Flatten(const Node& node, const std::string& prefix) {
     types_.push_back(TypeOf(st.st_mode));
     modes_.push_back(static_cast<uint32_t>(st.st_mode));
     sizes_.push_back(static_cast<double>(st.st_size));
-    devs_.push_back(static_cast<uint64_t>(st.st_dev));
-    inos_.push_back(static_cast<uint64_t>(st.st_ino));
     atimeSec_.push_back(static_cast<double>(st.st_atim.tv_sec));
     atimeNsec_.push_back(static_cast<uint32_t>(st.st_atim.tv_nsec));
-    mtimeSec_.push_back(static_cast<double>(st.st_mtim.tv_sec));
-    mtimeNsec_.push_back(static_cast<uint32_t>(st.st_mtim.tv_nsec));
-    ctimeSec_.push_back(static_cast<double>(st.st_ctim.tv_sec));
-    ctimeNsec_.push_back(static_cast<uint32_t>(st.st_ctim.tv_nsec));
+    stats_.Push(st);
     targets_.push_back(entry.target);
     if (entry.child != nullptr) Flatten(*entry.child, path);
   }
@@ -289,9 +284,9 @@ void TreeScan::Digest() {
     record.clear();
     record.append(paths_[i]);
     record.push_back('\0');
-    const uint64_t numbers[] = {types_[i], modes_[i], static_cast<uint64_t>(sizes_[i]), devs_[i], inos_[i],
-                                static_cast<uint64_t>(mtimeSec_[i]), mtimeNsec_[i], static_cast<uint64_t>(ctimeSec_[i]),
-                                ctimeNsec_[i]};
+    const uint64_t numbers[] = {types_[i], modes_[i], static_cast<uint64_t>(sizes_[i]), stats_.devs[i], stats_.inos[i],
+                                static_cast<uint64_t>(stats_.mtimeSec[i]), stats_.mtimeNsec[i], static_cast<uint64_t>(stats_.ctimeSec[i]),
+                                stats_.ctimeNsec[i]};
     record.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
     record.append(targets_[i]);
     record.push_back('\n');
@@ -329,14 +324,9 @@ void TreeScan::OnOK() {
   result.Set("types", NewColumn(env, types_));
   result.Set("modes", NewColumn(env, modes_));
   result.Set("sizes", NewColumn(env, sizes_));
-  result.Set("devs", NewColumn(env, devs_));
-  result.Set("inos", NewColumn(env, inos_));
   result.Set("atimeSec", NewColumn(env, atimeSec_));
   result.Set("atimeNsec", NewColumn(env, atimeNsec_));
-  result.Set("mtimeSec", NewColumn(env, mtimeSec_));
-  result.Set("mtimeNsec", NewColumn(env, mtimeNsec_));
-  result.Set("ctimeSec", NewColumn(env, ctimeSec_));
-  result.Set("ctimeNsec", NewColumn(env, ctimeNsec_));
+  stats_.Export(env, result);
   result.Set("targets", joined ? Napi::Value(Napi::String::New(env, Joined(targets_))) : Napi::Value(NewStringColumn(env, targets_)));
   result.Set("vanished", NewStringColumn(env, vanished_));
   result.Set("digest", Napi::String::New(env, digest_));

@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "columns.h"
+
 namespace arenacache {
 
 class TreeScan : public Napi::AsyncWorker {
@@ -62,14 +64,9 @@ class TreeScan : public Napi::AsyncWorker {
   std::vector<uint8_t> types_;
   std::vector<uint32_t> modes_;
   std::vector<double> sizes_;
-  std::vector<uint64_t> devs_;
-  std::vector<uint64_t> inos_;
+  StatColumns stats_;  // dev, ino, mtime, ctime
   std::vector<double> atimeSec_;
   std::vector<uint32_t> atimeNsec_;
-  std::vector<double> mtimeSec_;
-  std::vector<uint32_t> mtimeNsec_;
-  std::vector<double> ctimeSec_;
-  std::vector<uint32_t> ctimeNsec_;
   std::vector<std::string> targets_;
   // SHA-256 over every entry's path, type, mode, size, dev, ino, mtime,
   // ctime and link target (not atime: reading changes it): equal digests
