@@ -82,6 +82,16 @@ export const codes = Object.freeze({
   ERR_REFLINK_UNSUPPORTED: 'ERR_REFLINK_UNSUPPORTED',
   /** Workspace: restore cannot swap the tree (the workspace is a mount point or its parent is another filesystem). */
   ERR_RESTORE_UNSUPPORTED: 'ERR_RESTORE_UNSUPPORTED',
+  /** InvalidationBus: another bus already publishes this cache's writes (one per process and cache). */
+  ERR_INVALIDATION_RUNNING: 'ERR_INVALIDATION_RUNNING',
+  /** InvalidationBus: the UDP socket could not be bound, or Redis could not be reached at start. */
+  ERR_INVALIDATION_TRANSPORT: 'ERR_INVALIDATION_TRANSPORT',
+  /** InvalidationBus: a call after close(). */
+  ERR_INVALIDATION_CLOSED: 'ERR_INVALIDATION_CLOSED',
+  /** InvalidationBus: the cache has no outbox (attached from a bare SharedArrayBuffer instead of cache.handle). */
+  ERR_INVALIDATION_UNSUPPORTED: 'ERR_INVALIDATION_UNSUPPORTED',
+  /** InvalidationBus: the Redis transport needs the ioredis package, which could not be loaded. */
+  ERR_IOREDIS_MISSING: 'ERR_IOREDIS_MISSING',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

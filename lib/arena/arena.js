@@ -164,6 +164,15 @@ export class Arena {
     return value;
   }
 
+  /**
+   * The value of a live entry like get(), but neither counted nor marked as
+   * used: for the invalidation bus, which reads version markers to send them.
+   */
+  peek(key, keyLength, keyKind, hash) {
+    const value = this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, true);
+    return value === MISS || value === EXPIRED || value === TORN ? undefined : value;
+  }
+
   /** Whether a live, unexpired entry exists (does not mark it as used). */
   has(key, keyLength, keyKind, hash) {
     return this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, false) === FOUND;

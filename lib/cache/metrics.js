@@ -12,14 +12,24 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 
 const require = createRequire(import.meta.url);
 
-// [name, type, help, value from stats() (null: evictions by cause)]
+// [name, type, help, value from stats(), and for a metric split by labels
+// their names: then the value is a list of [label values, value]]
 const CACHE_METRICS = [
   ['gets_total', 'counter', 'Lookups by get().', (s) => s.gets],
   ['hits_total', 'counter', 'Lookups that found a live entry.', (s) => s.hits],
   ['misses_total', 'counter', 'Lookups that found nothing (or an expired entry).', (s) => s.misses],
   ['sets_total', 'counter', 'Entries stored.', (s) => s.sets],
   ['deletes_total', 'counter', 'Entries removed by delete().', (s) => s.deletes],
-  ['evictions_total', 'counter', 'Entries evicted, by cause: memory (memoryBytes) or max (the entry bound).', null],
+  [
+    'evictions_total',
+    'counter',
+    'Entries evicted, by cause: memory (memoryBytes) or max (the entry bound).',
+    (s) => [
+      [{ cause: 'memory' }, s.evictionsMemory],
+      [{ cause: 'max' }, s.evictionsMax],
+    ],
+    ['cause'],
+  ],
   ['expirations_total', 'counter', 'Entries removed because their ttl passed.', (s) => s.expirations],
   ['sweeps_total', 'counter', 'Runs of the expiry sweeper.', (s) => s.sweeps],
   ['swept_entries_total', 'counter', 'Expired entries removed by the sweeper.', (s) => s.sweptEntries],
@@ -39,6 +49,40 @@ const CACHE_METRICS = [
   ['used_bytes', 'gauge', 'Bytes of the data regions in use (records, headers, not yet reclaimed space).', (s) => s.usedBytes],
   ['memory_bytes', 'gauge', 'Size of the shared buffer (memoryBytes).', (s) => s.memoryBytes],
   ['max_entries', 'gauge', 'The entry bound.', (s) => s.maxEntries],
+  [
+    'invalidation_batches_total',
+    'counter',
+    'Invalidation messages (UDP datagrams, Redis messages) sent and received by this process.',
+    (s) => [
+      [{ transport: 'udp', direction: 'sent' }, s.udpBatchesSent],
+      [{ transport: 'udp', direction: 'received' }, s.udpBatchesReceived],
+      [{ transport: 'redis', direction: 'sent' }, s.redisBatchesSent],
+      [{ transport: 'redis', direction: 'received' }, s.redisBatchesReceived],
+    ],
+    ['transport', 'direction'],
+  ],
+  [
+    'invalidation_keys_total',
+    'counter',
+    'Invalidations (keys, clears) in the messages sent and received by this process.',
+    (s) => [
+      [{ transport: 'udp', direction: 'sent' }, s.udpKeysSent],
+      [{ transport: 'udp', direction: 'received' }, s.udpKeysReceived],
+      [{ transport: 'redis', direction: 'sent' }, s.redisKeysSent],
+      [{ transport: 'redis', direction: 'received' }, s.redisKeysReceived],
+    ],
+    ['transport', 'direction'],
+  ],
+  [
+    'invalidation_drops_total',
+    'counter',
+    'Invalidation messages refused, by reason: mac (forged, truncated or another secret), replay, stale, short, oversize, magic, version, garbled.',
+    (s) => Object.entries(s.invalidationDrops).map(([reason, count]) => [{ reason }, count]),
+    ['reason'],
+  ],
+  ['invalidation_send_errors_total', 'counter', 'Invalidation messages that could not be sent.', (s) => s.invalidationSendErrors],
+  ['invalidation_overflows_total', 'counter', 'Times the outbox filled up between two drains (peers were told to clear).', (s) => s.invalidationOverflows],
+  ['invalidation_reconnects_total', 'counter', 'Reconnections to Redis after a lost connection.', (s) => s.redisReconnects],
 ];
 
 /** The caches registered in each registry (and the metric objects they share), by prefix. */
@@ -60,8 +104,8 @@ function loadPromClient() {
 const CACHE_SCHEMA = Object.freeze({ metrics: CACHE_METRICS, label: 'cache', prefix: 'arenacache_', what: 'cache' });
 
 function createMetrics(client, registry, prefix, sources, { metrics, label: labelName }) {
-  for (const [name, type, help, pick] of metrics) {
-    const labelNames = pick === null ? [labelName, 'cause'] : [labelName];
+  for (const [name, type, help, pick, split = null] of metrics) {
+    const labelNames = split === null ? [labelName] : [labelName, ...split];
     const Metric = type === 'counter' ? client.Counter : client.Gauge;
     new Metric({
       name: `${prefix}${name}`,
@@ -75,9 +119,8 @@ function createMetrics(client, registry, prefix, sources, { metrics, label: labe
           // A cache's stats() sums every thread's slot: tens of
           // microseconds, once per metric and scrape, and always current.
           const stats = source.stats();
-          if (pick === null) {
-            this.inc({ [labelName]: label, cause: 'memory' }, stats.evictionsMemory);
-            this.inc({ [labelName]: label, cause: 'max' }, stats.evictionsMax);
+          if (split !== null) {
+            for (const [labels, value] of pick(stats)) this.inc({ [labelName]: label, ...labels }, value);
           } else if (type === 'counter') {
             this.inc({ [labelName]: label }, pick(stats));
           } else {

@@ -28,6 +28,9 @@ import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, r
 import { openArenaFile } from '../arena/file.js';
 import { mappingRelease, requireNative } from '../native.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
+import { COUNTERS, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
+import { kInvalidation } from './invalidation/internal.js';
+import { keyHasPrefix } from './invalidation/batch.js';
 
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
@@ -42,6 +45,8 @@ export const kReadStamp = Symbol('readStamp');
 export const kStampsHold = Symbol('stampsHold');
 export const kStampHolds = Symbol('stampHolds');
 export const kFillLocked = Symbol('fillLocked');
+
+const keys0 = new Uint8Array(0);
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -83,7 +88,42 @@ function checkHandle(handle) {
   if (!(handle.buffer instanceof SharedArrayBuffer)) {
     throw new TypeError(`handle.buffer must be a SharedArrayBuffer (got ${describe(handle.buffer)})`);
   }
+  if (handle.outbox !== undefined && handle.outbox !== null && !(handle.outbox instanceof SharedArrayBuffer)) {
+    throw new TypeError(`handle.outbox must be a SharedArrayBuffer (got ${describe(handle.outbox)})`);
+  }
   return handle.buffer;
+}
+
+/** The invalidation counters of stats(), from the outbox's (zero without one). */
+function invalidationStats(outbox) {
+  const c = outbox === null ? Object.fromEntries(COUNTERS.map((name) => [name, 0])) : outbox.snapshot();
+  const drops = {
+    mac: c.dropMac,
+    replay: c.dropReplay,
+    stale: c.dropStale,
+    short: c.dropShort,
+    oversize: c.dropOversize,
+    magic: c.dropMagic,
+    version: c.dropVersion,
+    garbled: c.dropGarbled,
+  };
+  let dropped = 0;
+  for (const count of Object.values(drops)) dropped += count;
+  return {
+    udpBatchesSent: c.udpBatchesSent,
+    udpKeysSent: c.udpKeysSent,
+    udpBatchesReceived: c.udpBatchesReceived,
+    udpKeysReceived: c.udpKeysReceived,
+    redisBatchesSent: c.redisBatchesSent,
+    redisKeysSent: c.redisKeysSent,
+    redisBatchesReceived: c.redisBatchesReceived,
+    redisKeysReceived: c.redisKeysReceived,
+    redisReconnects: c.reconnects,
+    invalidationSendErrors: c.sendErrors,
+    invalidationOverflows: c.overflows,
+    invalidationsDropped: dropped,
+    invalidationDrops: drops,
+  };
 }
 
 export class SharedCache {
@@ -99,6 +139,11 @@ export class SharedCache {
   #sampler = null;
   #path;
   #mapped;
+  /** Where this thread's writes go for the InvalidationBus (null when attached from a bare buffer). */
+  #outbox;
+  /** The bus started on this instance, or null. */
+  #bus = null;
+  #invalidationPort = null;
 
   /**
    * Creates a cache in a new SharedArrayBuffer.
@@ -109,25 +154,28 @@ export class SharedCache {
     let codec;
     let path = null;
     let mapped = false;
+    let outbox = null;
     const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
     if (attaching) {
-      ({ arena, codec, path, mapped } = options[kAttach]);
+      ({ arena, codec, path, mapped, outbox } = options[kAttach]);
     } else {
       const resolved = resolveOptions(options);
       const layout = planLayout({ ...resolved, policy: policyId(resolved.policy) });
       arena = Arena.create(layout, settingsOf(resolved));
       codec = resolved.codec;
+      outbox = Outbox.create();
     }
     const header = arena.header;
     this.#arena = arena;
     this.#codec = codec;
     this.#path = path;
     this.#mapped = mapped;
+    this.#outbox = outbox;
     this.#defaultTtl = header.defaultTtl;
     // The largest record: a whole main ring.
     this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
     this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
-    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer, path });
+    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer, path, outbox: outbox?.buffer ?? null });
     if (header.sweepIntervalMs > 0) this.#sweepTimer = startSweepTimer(arena, arena.owner);
   }
 
@@ -144,7 +192,9 @@ export class SharedCache {
       const arena = Arena.attach(buffer, attachOptions);
       if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'attach()');
       const path = mapped && typeof handle.path === 'string' ? handle.path : null;
-      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped } });
+      // A bare buffer has no outbox: that instance's writes are not published.
+      const outbox = handle instanceof SharedArrayBuffer || handle.outbox == null ? null : new Outbox(handle.outbox);
+      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped, outbox } });
     });
   }
 
@@ -170,7 +220,7 @@ export class SharedCache {
         if (mismatch !== null) throw mismatchError(`arena file ${path}`, mismatch.name, mismatch.stored, mismatch.given);
         if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'open()');
       }
-      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped: true } });
+      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create() } });
     } catch (error) {
       mappingRelease(arena.buffer);
       throw error;
@@ -222,6 +272,8 @@ export class SharedCache {
     const entry = this.#prepare(value, keys.length, ttl);
     this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
     entry.payload = null;
+    const outbox = this.#outbox;
+    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_SET, keys.kind, keys.bytes, keys.length);
     return this;
   }
 
@@ -241,6 +293,8 @@ export class SharedCache {
       return loaded === undefined ? null : this.#prepare(loaded, keys.length, this.#defaultTtl);
     });
     this.#entry.payload = null;
+    const outbox = this.#outbox;
+    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_SET, keys.kind, keys.bytes, keys.length);
     return loaded;
   }
 
@@ -290,13 +344,95 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
-    return this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+    const deleted = this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+    const outbox = this.#outbox;
+    // Published even when nothing was here: a peer may have the key.
+    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_DELETE, keys.kind, keys.bytes, keys.length);
+    return deleted;
   }
 
   /** Removes every entry, in every thread's view. Counters are kept. */
   clear() {
     if (this.#closed) throw closedError();
     this.#arena.clear();
+    const outbox = this.#outbox;
+    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_CLEAR, 0, keys0, 0);
+  }
+
+  /**
+   * The InvalidationBus started on this instance (see InvalidationBus), or
+   * null. Writes of every thread attached with this cache's handle are
+   * published through it.
+   */
+  get invalidation() {
+    return this.#bus;
+  }
+
+  /** Internal, for InvalidationBus: the outbox and how to apply peers' invalidations. */
+  [kInvalidation]() {
+    if (this.#closed) throw closedError();
+    this.#invalidationPort ??= {
+      outbox: this.#outbox,
+      attachBus: (bus) => {
+        this.#bus = bus;
+      },
+      detachBus: (bus) => {
+        if (this.#bus === bus) this.#bus = null;
+      },
+      apply: (invalidation) => this.#applyRemote(invalidation),
+      storedValue: (key) => this.#storedValue(key),
+    };
+    return this.#invalidationPort;
+  }
+
+  /** A peer's invalidation, applied to the arena without publishing it again. */
+  #applyRemote({ op, key, value }) {
+    if (this.#closed) return;
+    const arena = this.#arena;
+    const keys = this.#keys;
+    if (op === 'clear') {
+      arena.clear();
+      return;
+    }
+    if (op === 'clearPrefix') {
+      const matching = [];
+      for (const stored of this.keys()) if (keyHasPrefix(stored, key)) matching.push(stored);
+      for (const stored of matching) {
+        keys.encode(stored);
+        arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+      }
+      return;
+    }
+    keys.encode(key);
+    if (op === 'set') {
+      const kind = value[0];
+      const bytes = value.subarray(1);
+      if (kind === VALUE_UTF8 || kind === VALUE_RAW || kind === VALUE_CODEC) {
+        const payload = kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes;
+        const hasTtl = this.#defaultTtl > 0;
+        const size = recordSize(keys.length, bytes.length, hasTtl);
+        if (size <= this.#maxRecordBytes) {
+          arena.set(keys.bytes, keys.length, keys.kind, keys.hash, kind, payload, bytes.length, hasTtl ? Date.now() + this.#defaultTtl : 0, size);
+          return;
+        }
+      }
+      // A marker this cache cannot hold (or of an unknown kind): at least not stale.
+    }
+    arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+  }
+
+  /** A version marker's stored form for the wire: its value kind, then its bytes; undefined when absent. */
+  #storedValue(key) {
+    const keys = this.#keys;
+    keys.encode(key);
+    const arena = this.#arena;
+    const value = arena.peek(keys.bytes, keys.length, keys.kind, keys.hash);
+    if (value === undefined) return undefined;
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    const stored = Buffer.allocUnsafe(1 + bytes.length);
+    stored[0] = arena.valueKind;
+    stored.set(bytes, 1);
+    return stored;
   }
 
   /** Number of entries (entries that expired but were not reclaimed yet included). */
@@ -379,6 +515,7 @@ export class SharedCache {
       lockWaits: totals.lockWaits,
       lockRecoveries: totals.lockRecoveries,
       shardRepairs: totals.shardRepairs,
+      ...invalidationStats(this.#outbox),
     };
   }
 
@@ -473,6 +610,9 @@ export class SharedCache {
     this.#closed = true;
     this.#sweepTimer?.stop();
     this.#sweepTimer = null;
+    // The bus sends what is waiting, then stops; nothing more to apply here.
+    this.#bus?.close().catch(() => {});
+    this.#bus = null;
     if (this.#mapped) mappingRelease(this.#arena.buffer);
   }
 

@@ -1,0 +1,271 @@
+// InvalidationBus: keeps the caches of several machines coherent.
+//
+// Every thread's set/delete/clear on the cache lands in the process's outbox
+// (outbox.js); the bus, in the one thread that runs it, drains the outbox,
+// batches and deduplicates (batch.js), and sends authenticated messages
+// (wire.js) over UDP or Redis. What peers send is checked and applied to the
+// shared arena without being published again, so every thread of every
+// process attached to the arena sees it.
+
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { ArenaCacheError, codes, describe } from '../../errors.js';
+import { InvalidationBatch, keyHasPrefix } from './batch.js';
+import { OUTBOX_CLEAR, OUTBOX_SET } from './outbox.js';
+import { resolveBusOptions } from './options.js';
+import { ReplayGuard } from './replay-guard.js';
+import { HEADER_BYTES, MAC_BYTES, encodeDatagrams, openDatagram } from './wire.js';
+import { UdpTransport } from './udp.js';
+import { RedisTransport } from './redis.js';
+import { kInvalidation } from './internal.js';
+
+const KEY_STRING = 0; // record.js key kinds
+const REPLAY_MAX_NONCES = 1_000_000;
+const DROP_COUNTER = {
+  oversize: 'dropOversize',
+  short: 'dropShort',
+  magic: 'dropMagic',
+  version: 'dropVersion',
+  mac: 'dropMac',
+  stale: 'dropStale',
+  replay: 'dropReplay',
+  garbled: 'dropGarbled',
+};
+
+export class InvalidationBus extends EventEmitter {
+  #options;
+  #port; // the cache's side: outbox, apply(), storedValue()
+  #outbox;
+  #transport;
+  #batch = new InvalidationBatch();
+  #senderId = randomBytes(8);
+  #guard;
+  #state = 'new'; // new, starting, running, closing, closed
+  #pump = null;
+  #sending = Promise.resolve();
+
+  /**
+   * Publishes the writes of every thread of this process on `cache`, and
+   * applies what peers publish. Call start() next.
+   * @param {import('../shared-cache.js').SharedCache} cache
+   * @param {import('./options.js').BUS_DEFAULTS} options
+   */
+  constructor(cache, options) {
+    super();
+    const port = cache?.[kInvalidation]?.();
+    if (port === undefined) throw new TypeError(`cache must be a SharedCache (got ${describe(cache)})`);
+    const resolved = resolveBusOptions(options);
+    if (port.outbox === null) {
+      throw new ArenaCacheError(
+        codes.ERR_INVALIDATION_UNSUPPORTED,
+        'this cache was attached from a bare SharedArrayBuffer and has no outbox; attach with SharedCache.attach(cache.handle) to publish invalidations',
+      );
+    }
+    this.#options = resolved;
+    this.#port = port;
+    this.#outbox = port.outbox;
+    this.#guard = new ReplayGuard({ windowMs: resolved.replayWindowMs, maxNonces: REPLAY_MAX_NONCES });
+    this.#transport = resolved.udp !== undefined ? new UdpTransport(resolved.udp, this) : new RedisTransport(resolved.redis, this);
+  }
+
+  /** Binds the socket (UDP) or connects (Redis), then publishes and applies. Resolves to the bus. */
+  async start() {
+    if (this.#state !== 'new') throw this.#stateError('start()');
+    if (!this.#outbox.claim()) {
+      throw new ArenaCacheError(codes.ERR_INVALIDATION_RUNNING, 'another InvalidationBus already publishes this cache\'s writes in this process; close it first (one bus per cache and process)');
+    }
+    this.#state = 'starting';
+    try {
+      await this.#transport.start();
+    } catch (error) {
+      this.#outbox.release();
+      this.#state = 'closed';
+      throw error;
+    }
+    this.#port.attachBus(this);
+    this.#state = 'running';
+    this.#pump = this.#run();
+    return this;
+  }
+
+  /** The transport in use: 'udp' or 'redis'. */
+  get transport() {
+    return this.#transport.name;
+  }
+
+  /** UDP: the bound { address, family, port }. */
+  get address() {
+    if (this.#transport.name !== 'udp' || this.#state !== 'running') return null;
+    return this.#transport.address();
+  }
+
+  /** UDP: replaces the peer list ("host:port" strings or { address, port }). */
+  setPeers(peers) {
+    if (this.#state === 'closing' || this.#state === 'closed') throw this.#stateError('setPeers()');
+    if (this.#transport.name !== 'udp') throw new TypeError('setPeers() is for the UDP transport; Redis peers find each other through the channel');
+    this.#transport.setPeers(peers);
+  }
+
+  /** Whether the bus runs (between start() and close()). */
+  get running() {
+    return this.#state === 'running';
+  }
+
+  /**
+   * Sends what is waiting, stops, and closes the socket or connections.
+   * Writes after this are no longer published.
+   */
+  async close() {
+    if (this.#state === 'closing' || this.#state === 'closed') return;
+    const wasRunning = this.#state === 'running';
+    this.#state = 'closing';
+    if (wasRunning) {
+      this.#outbox.interrupt();
+      await this.#pump;
+      this.#collect();
+      await this.#flush();
+      this.#port.detachBus(this);
+    }
+    this.#outbox.release();
+    await this.#transport.close();
+    this.#state = 'closed';
+  }
+
+  async #run() {
+    const { batchIntervalMs, batchMaxKeys } = this.#options;
+    const batch = this.#batch;
+    while (this.#state === 'running') {
+      try {
+        if (batch.size === 0) {
+          await this.#outbox.waitFor(1, Infinity);
+        } else {
+          const left = batch.since + batchIntervalMs - performance.now();
+          if (left > 0) await this.#outbox.waitFor(batchMaxKeys - batch.size, left);
+        }
+        if (this.#state !== 'running') break;
+        this.#collect();
+        if (batch.size > 0 && (batch.size >= batchMaxKeys || performance.now() - batch.since >= batchIntervalMs)) await this.#flush();
+      } catch (error) {
+        this.transportError(error);
+      }
+    }
+  }
+
+  /** Moves the outbox's records into the batch, filtered by options.prefixes. */
+  #collect() {
+    const { overflowed, records } = this.#outbox.drain();
+    const { prefixes, markers } = this.#options;
+    if (overflowed) {
+      this.#outbox.count('overflows');
+      for (const invalidation of this.clearAll()) this.#batch.add(invalidation);
+    }
+    for (const record of records) {
+      if (record.op === OUTBOX_CLEAR) {
+        for (const invalidation of this.clearAll()) this.#batch.add(invalidation);
+        continue;
+      }
+      const key = record.kind === KEY_STRING ? record.key.toString('utf8') : Buffer.from(record.key);
+      if (prefixes !== null && !prefixes.some((prefix) => keyHasPrefix(key, prefix))) continue;
+      const marker = record.op === OUTBOX_SET && markers.some((prefix) => keyHasPrefix(key, prefix));
+      this.#batch.add({ op: marker ? 'set' : 'delete', key });
+    }
+  }
+
+  /** What "everything" means to peers: a clear, or with options.prefixes a clear of each prefix. */
+  clearAll() {
+    const { prefixes } = this.#options;
+    return prefixes === null ? [{ op: 'clear' }] : prefixes.map((prefix) => ({ op: 'clearPrefix', key: prefix }));
+  }
+
+  /** Sends the batch. Sends never overlap, so peers get them in order. */
+  #flush() {
+    if (this.#batch.size === 0) return this.#sending;
+    const invalidations = this.#withMarkerValues(this.#batch.take());
+    this.#sending = this.#sending.then(() => this.#transport.send(invalidations)).catch((error) => this.transportError(error));
+    return this.#sending;
+  }
+
+  /** A marker goes out with its current value (as stored: kind byte, then bytes); gone or too big for a message, as a delete. */
+  #withMarkerValues(invalidations) {
+    const room = this.#transport.maxBytes - HEADER_BYTES - MAC_BYTES - 10;
+    for (const invalidation of invalidations) {
+      if (invalidation.op !== 'set') continue;
+      const value = this.#port.storedValue(invalidation.key);
+      const keyBytes = typeof invalidation.key === 'string' ? Buffer.byteLength(invalidation.key) : invalidation.key.length;
+      if (value === undefined || keyBytes + value.length > room) invalidation.op = 'delete';
+      else invalidation.value = value;
+    }
+    return invalidations;
+  }
+
+  // The transports' side.
+
+  /** Seals invalidations into messages of at most `maxBytes`. */
+  encode(invalidations, maxBytes) {
+    return encodeDatagrams(invalidations, { secret: this.#options.secret, senderId: this.#senderId, maxBytes });
+  }
+
+  /** A message arrived: check it, count it, apply it. Never throws. */
+  receive(message) {
+    if (this.#state !== 'running' && this.#state !== 'closing') return;
+    const name = this.#transport.name;
+    let opened;
+    try {
+      opened = openDatagram(message, { secret: this.#options.secret, guard: this.#guard, maxBytes: this.#transport.maxBytes });
+    } catch (error) {
+      opened = { ok: false, reason: 'garbled' };
+      this.transportError(error);
+    }
+    if (!opened.ok) {
+      this.#outbox.count(DROP_COUNTER[opened.reason]);
+      this.emit('drop', { transport: name, reason: opened.reason, bytes: message.length });
+      return;
+    }
+    // Redis echoes our own messages back to us.
+    if (opened.senderId.equals(this.#senderId)) return;
+    const { invalidations } = opened;
+    for (const invalidation of invalidations) {
+      try {
+        this.#port.apply(invalidation);
+      } catch (error) {
+        this.transportError(error);
+      }
+    }
+    this.#outbox.count(`${name}BatchesReceived`);
+    this.#outbox.count(`${name}KeysReceived`, invalidations.length);
+    this.emit('received', { transport: name, invalidations, sentAt: opened.timestamp });
+  }
+
+  /** A message went out. */
+  sent(message) {
+    const name = this.#transport.name;
+    this.#outbox.count(`${name}BatchesSent`);
+    this.#outbox.count(`${name}KeysSent`, message.readUInt16BE(6));
+  }
+
+  sendFailed(error, to) {
+    this.#outbox.count('sendErrors');
+    this.transportError(Object.assign(error, { peer: to }));
+  }
+
+  /** Redis is back: drop (or keep) what may have missed peers' invalidations meanwhile. */
+  reconnected() {
+    this.#outbox.count('reconnects');
+    const policy = this.#options.redis.onReconnect;
+    if (policy === 'clear') for (const invalidation of this.clearAll()) this.#port.apply(invalidation);
+    this.emit('reconnect', { transport: this.#transport.name, policy });
+  }
+
+  /** Errors of the socket or connection: counted by the transport where it matters, emitted if anyone listens. */
+  transportError(error) {
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+
+  #stateError(method) {
+    if (this.#state === 'closing' || this.#state === 'closed') {
+      return new ArenaCacheError(codes.ERR_INVALIDATION_CLOSED, `${method} was called after close(); create a new InvalidationBus`);
+    }
+    return new ArenaCacheError(codes.ERR_INVALIDATION_RUNNING, `${method} was called twice; the bus is already ${this.#state}`);
+  }
+}
+

@@ -1,0 +1,146 @@
+// The Redis transport: the same authenticated messages over Redis pub/sub,
+// for fleets that run Redis already.
+//
+// Two connections (a subscriber cannot publish). While Redis is unreachable
+// the cache keeps serving: what this process would have sent waits in a
+// deduplicated backlog and goes out, freshly stamped, on reconnect (a backlog
+// over options.backlogKeys becomes one clear, so nothing is lost). What peers
+// sent meanwhile is lost to us; options.onReconnect says what to do about
+// the entries that may have missed it (the bus applies it).
+
+import { createRequire } from 'node:module';
+import { ArenaCacheError, codes } from '../../errors.js';
+import { InvalidationBatch } from './batch.js';
+
+const require = createRequire(import.meta.url);
+const RECONNECT_MAX_MS = 1000;
+
+function loadIoredis() {
+  try {
+    return require('ioredis');
+  } catch (cause) {
+    throw new ArenaCacheError(
+      codes.ERR_IOREDIS_MISSING,
+      'the Redis transport needs the ioredis package, which could not be loaded; install it with "npm install ioredis"',
+      { cause },
+    );
+  }
+}
+
+export class RedisTransport {
+  name = 'redis';
+  #options;
+  #bus;
+  #publisher = null;
+  #subscriber = null;
+  #started = false;
+  #closing = false;
+  /** True from a lost subscriber connection until it is back. */
+  #subscriberDown = false;
+  #backlog = new InvalidationBatch();
+  #backlogOverflowed = false;
+
+  constructor(options, bus) {
+    this.#options = options;
+    this.#bus = bus;
+    this.maxBytes = options.maxMessageBytes;
+  }
+
+  async start() {
+    const Redis = loadIoredis();
+    const { connection, channel } = this.#options;
+    const ours = {
+      lazyConnect: true,
+      // Fail at start; after that, keep trying (the cache serves meanwhile).
+      retryStrategy: (times) => (this.#started && !this.#closing ? Math.min(times * 50, RECONNECT_MAX_MS) : null),
+      // A publish while disconnected fails at once and goes to the backlog,
+      // to be stamped afresh later instead of queued with an old timestamp.
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+    };
+    const make = () => (typeof connection === 'string' ? new Redis(connection, ours) : new Redis({ ...connection, ...ours }));
+    this.#publisher = make();
+    // The subscriber queues its SUBSCRIBE until connected, and resubscribes by itself after a reconnect.
+    this.#subscriber = typeof connection === 'string' ? new Redis(connection, { ...ours, enableOfflineQueue: true }) : new Redis({ ...connection, ...ours, enableOfflineQueue: true });
+    for (const client of [this.#publisher, this.#subscriber]) client.on('error', (error) => this.#bus.transportError(error));
+    try {
+      await Promise.all([this.#publisher.connect(), this.#subscriber.connect()]);
+      await this.#subscriber.subscribe(channel);
+    } catch (cause) {
+      this.#publisher.disconnect();
+      this.#subscriber.disconnect();
+      const where = typeof connection === 'string' ? connection : `${connection.host ?? '127.0.0.1'}:${connection.port ?? 6379}`;
+      throw new ArenaCacheError(codes.ERR_INVALIDATION_TRANSPORT, `Redis at ${where} could not be reached: ${cause.message}`, { cause });
+    }
+    this.#subscriber.on('messageBuffer', (from, message) => {
+      if (from.toString() === channel) this.#bus.receive(message);
+    });
+    this.#subscriber.on('close', () => {
+      if (!this.#closing) this.#subscriberDown = true;
+    });
+    this.#subscriber.on('ready', () => {
+      if (!this.#subscriberDown) return;
+      this.#subscriberDown = false;
+      this.#bus.reconnected();
+    });
+    this.#publisher.on('ready', () => this.#sendBacklog());
+    this.#started = true;
+  }
+
+  /** Publishes the invalidations; what cannot go out now waits in the backlog. */
+  async send(invalidations) {
+    if (this.#backlog.size > 0 || this.#backlogOverflowed) {
+      this.#keep(invalidations);
+      return;
+    }
+    await this.#publish(invalidations);
+  }
+
+  async #publish(invalidations) {
+    const messages = this.#bus.encode(invalidations, this.maxBytes);
+    let done = 0;
+    for (const message of messages) {
+      try {
+        await this.#publisher.publish(this.#options.channel, message);
+      } catch (error) {
+        if (this.#closing) return;
+        this.#bus.sendFailed(error, this.#options.channel);
+        // This message and the ones after it go later, stamped afresh.
+        this.#keep(invalidations.slice(done));
+        return;
+      }
+      this.#bus.sent(message);
+      done += message.readUInt16BE(6);
+    }
+  }
+
+  #keep(invalidations) {
+    if (this.#backlogOverflowed) return;
+    for (const invalidation of invalidations) this.#backlog.add(invalidation);
+    if (this.#backlog.size > this.#options.backlogKeys) {
+      this.#backlog.take();
+      this.#backlogOverflowed = true;
+    }
+  }
+
+  async #sendBacklog() {
+    if (this.#closing || (this.#backlog.size === 0 && !this.#backlogOverflowed)) return;
+    // An overflowed backlog was emptied when it overflowed.
+    const waiting = this.#backlogOverflowed ? this.#bus.clearAll() : this.#backlog.take();
+    this.#backlogOverflowed = false;
+    await this.#publish(waiting);
+  }
+
+  /** Invalidations waiting for Redis to come back. */
+  get backlog() {
+    return this.#backlogOverflowed ? Infinity : this.#backlog.size;
+  }
+
+  async close() {
+    this.#closing = true;
+    // No QUIT: while Redis is away it would wait in the subscriber's queue.
+    this.#publisher?.disconnect();
+    this.#subscriber?.disconnect();
+  }
+}

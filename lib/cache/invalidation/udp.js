@@ -1,0 +1,87 @@
+// The UDP transport: authenticated datagrams to an explicit list of peers.
+// Best effort, like UDP itself: a lost datagram leaves a peer's entry stale
+// until its ttl, so give entries a ttl as a backstop.
+
+import dgram from 'node:dgram';
+import { ArenaCacheError, codes } from '../../errors.js';
+import { resolvePeers } from './options.js';
+
+export class UdpTransport {
+  name = 'udp';
+  #socket = null;
+  #peers;
+  #options;
+  #bus;
+
+  /** @param {{ address, port, peers, maxDatagramBytes, family }} options  @param bus the InvalidationBus's transport side */
+  constructor(options, bus) {
+    this.#options = options;
+    this.#peers = options.peers;
+    this.#bus = bus;
+    this.maxBytes = options.maxDatagramBytes;
+  }
+
+  async start() {
+    const { family, address, port } = this.#options;
+    const socket = dgram.createSocket({ type: family });
+    await new Promise((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind({ address, port, exclusive: true }, () => {
+        socket.off('error', reject);
+        resolve();
+      });
+    }).catch((cause) => {
+      try {
+        socket.close();
+      } catch {
+        // never bound: nothing to close
+      }
+      throw new ArenaCacheError(codes.ERR_INVALIDATION_TRANSPORT, `the UDP socket could not be bound to ${address}:${port}: ${cause.message}`, { cause });
+    });
+    // A datagram is read whole: nothing a sender puts in one can straddle two.
+    socket.on('message', (datagram) => this.#bus.receive(datagram));
+    socket.on('error', (error) => this.#bus.transportError(error));
+    this.#socket = socket;
+  }
+
+  /** The bound { address, family, port }. */
+  address() {
+    return this.#socket.address();
+  }
+
+  setPeers(peers) {
+    this.#peers = resolvePeers(peers, 'peers');
+  }
+
+  /** Sends the invalidations to every peer; resolves when the kernel has taken every datagram. */
+  send(invalidations) {
+    const datagrams = this.#bus.encode(invalidations, this.maxBytes);
+    const socket = this.#socket;
+    const sends = [];
+    for (const { address, port } of this.#peers) {
+      for (const datagram of datagrams) {
+        sends.push(
+          new Promise((resolve) => {
+            const done = (error) => {
+              if (error) this.#bus.sendFailed(error, `${address}:${port}`);
+              else this.#bus.sent(datagram);
+              resolve();
+            };
+            try {
+              socket.send(datagram, port, address, done);
+            } catch (error) {
+              done(error);
+            }
+          }),
+        );
+      }
+    }
+    return Promise.all(sends);
+  }
+
+  async close() {
+    const socket = this.#socket;
+    this.#socket = null;
+    if (socket !== null) await new Promise((resolve) => socket.close(resolve));
+  }
+}

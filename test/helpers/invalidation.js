@@ -1,0 +1,51 @@
+// Helpers of the invalidation tests: peers in child processes, and waiting
+// for something to become true.
+import { fork } from 'node:child_process';
+
+export const SECRET = 'a secret every test peer shares';
+
+/** Starts a peer process (test/helpers/invalidation-peer.js) with these bus options. */
+export async function startPeer(options) {
+  const child = fork(new URL('./invalidation-peer.js', import.meta.url), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const pending = new Map();
+  let nextId = 0;
+  const ready = new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`peer exited with ${code} before it was ready`)));
+    child.on('message', (message) => {
+      if (message.ready) return resolve(message);
+      const waiting = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error !== undefined) waiting.reject(new Error(message.error));
+      else waiting.resolve(message.result);
+    });
+  });
+  const { port } = await ready;
+  return {
+    child,
+    port,
+    address: `127.0.0.1:${port}`,
+    call(cmd, args = {}) {
+      return new Promise((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        child.send({ id, cmd, ...args });
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null || !child.connected) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await this.call('close').catch(() => {});
+      await exited;
+    },
+  };
+}
+
+/** Resolves once `check()` resolves truthy; fails after `timeoutMs` with `what`. */
+export async function until(check, what, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
