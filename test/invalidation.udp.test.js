@@ -79,7 +79,17 @@ test('forged, replayed, truncated and 64 KB garbage datagrams are dropped and co
 
   await until(async () => (await b.call('stats')).invalidationsDropped >= 6, 'six drops');
   const stats = await b.call('stats');
-  assert.deepEqual(stats.invalidationDrops, { mac: 3, replay: 1, stale: 0, short: 1, oversize: 1, magic: 0, version: 0, garbled: 0 });
+  const drops = Object.fromEntries(Object.entries(stats).filter(([name]) => name.startsWith('invalidationDrops')));
+  assert.deepEqual(drops, {
+    invalidationDropsMac: 3,
+    invalidationDropsReplay: 1,
+    invalidationDropsStale: 0,
+    invalidationDropsShort: 1,
+    invalidationDropsOversize: 1,
+    invalidationDropsMagic: 0,
+    invalidationDropsVersion: 0,
+    invalidationDropsGarbled: 0,
+  });
   assert.equal(stats.udpBatchesReceived, 1, 'only the genuine datagram, once');
   assert.equal(await b.call('get', { key: 'victim' }), 'kept', 'the forged clear did nothing');
 

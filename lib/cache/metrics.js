@@ -12,6 +12,8 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 
 const require = createRequire(import.meta.url);
 
+const DROP_REASONS = ['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled'];
+
 // [name, type, help, value from stats(), and for a metric split by labels
 // their names: then the value is a list of [label values, value]]
 const CACHE_METRICS = [
@@ -77,7 +79,7 @@ const CACHE_METRICS = [
     'invalidation_drops_total',
     'counter',
     'Invalidation messages refused, by reason: mac (forged, truncated or another secret), replay, stale, short, oversize, magic, version, garbled.',
-    (s) => Object.entries(s.invalidationDrops).map(([reason, count]) => [{ reason }, count]),
+    (s) => DROP_REASONS.map((reason) => [{ reason }, s[`invalidationDrops${reason[0].toUpperCase()}${reason.slice(1)}`]]),
     ['reason'],
   ],
   ['invalidation_send_errors_total', 'counter', 'Invalidation messages that could not be sent.', (s) => s.invalidationSendErrors],

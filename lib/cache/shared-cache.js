@@ -98,14 +98,14 @@ function checkHandle(handle) {
 function invalidationStats(outbox) {
   const c = outbox === null ? Object.fromEntries(COUNTERS.map((name) => [name, 0])) : outbox.snapshot();
   const drops = {
-    mac: c.dropMac,
-    replay: c.dropReplay,
-    stale: c.dropStale,
-    short: c.dropShort,
-    oversize: c.dropOversize,
-    magic: c.dropMagic,
-    version: c.dropVersion,
-    garbled: c.dropGarbled,
+    invalidationDropsMac: c.dropMac,
+    invalidationDropsReplay: c.dropReplay,
+    invalidationDropsStale: c.dropStale,
+    invalidationDropsShort: c.dropShort,
+    invalidationDropsOversize: c.dropOversize,
+    invalidationDropsMagic: c.dropMagic,
+    invalidationDropsVersion: c.dropVersion,
+    invalidationDropsGarbled: c.dropGarbled,
   };
   let dropped = 0;
   for (const count of Object.values(drops)) dropped += count;
@@ -122,7 +122,7 @@ function invalidationStats(outbox) {
     invalidationSendErrors: c.sendErrors,
     invalidationOverflows: c.overflows,
     invalidationsDropped: dropped,
-    invalidationDrops: drops,
+    ...drops,
   };
 }
 

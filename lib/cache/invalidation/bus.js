@@ -177,32 +177,36 @@ export class InvalidationBus extends EventEmitter {
     return prefixes === null ? [{ op: 'clear' }] : prefixes.map((prefix) => ({ op: 'clearPrefix', key: prefix }));
   }
 
-  /** Sends the batch. Sends never overlap, so peers get them in order. */
+  /** Sends the batch, at most batchMaxKeys to a message. Sends never overlap, so peers get them in order. */
   #flush() {
     if (this.#batch.size === 0) return this.#sending;
-    const invalidations = this.#withMarkerValues(this.#batch.take());
-    this.#sending = this.#sending.then(() => this.#transport.send(invalidations)).catch((error) => this.transportError(error));
-    return this.#sending;
-  }
-
-  /** A marker goes out with its current value (as stored: kind byte, then bytes); gone or too big for a message, as a delete. */
-  #withMarkerValues(invalidations) {
-    const room = this.#transport.maxBytes - HEADER_BYTES - MAC_BYTES - 10;
-    for (const invalidation of invalidations) {
-      if (invalidation.op !== 'set') continue;
-      const value = this.#port.storedValue(invalidation.key);
-      const keyBytes = typeof invalidation.key === 'string' ? Buffer.byteLength(invalidation.key) : invalidation.key.length;
-      if (value === undefined || keyBytes + value.length > room) invalidation.op = 'delete';
-      else invalidation.value = value;
+    const invalidations = this.#batch.take();
+    const { batchMaxKeys } = this.#options;
+    for (let start = 0; start < invalidations.length; start += batchMaxKeys) {
+      const chunk = invalidations.slice(start, start + batchMaxKeys);
+      this.#sending = this.#sending.then(() => this.#transport.send(chunk)).catch((error) => this.transportError(error));
     }
-    return invalidations;
+    return this.#sending;
   }
 
   // The transports' side.
 
-  /** Seals invalidations into messages of at most `maxBytes`. */
+  /**
+   * Seals invalidations into messages of at most `maxBytes`. A marker goes
+   * out with its value as stored now (kind byte, then bytes), so a message
+   * sent late never carries an older value than the cache holds; a marker
+   * that is gone, or too big for a message, goes out as a delete.
+   */
   encode(invalidations, maxBytes) {
-    return encodeDatagrams(invalidations, { secret: this.#options.secret, senderId: this.#senderId, maxBytes });
+    const room = maxBytes - HEADER_BYTES - MAC_BYTES - 10;
+    const sealed = invalidations.map((invalidation) => {
+      if (invalidation.op !== 'set') return invalidation;
+      const { key } = invalidation;
+      const value = this.#port.storedValue(key);
+      const keyBytes = typeof key === 'string' ? Buffer.byteLength(key) : key.length;
+      return value === undefined || keyBytes + value.length > room ? { op: 'delete', key } : { op: 'set', key, value };
+    });
+    return encodeDatagrams(sealed, { secret: this.#options.secret, senderId: this.#senderId, maxBytes });
   }
 
   /** A message arrived: check it, count it, apply it. Never throws. */

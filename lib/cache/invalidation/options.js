@@ -18,7 +18,7 @@ export const BUS_DEFAULTS = Object.freeze({
   markers: Object.freeze([]),
   /** Longest wait between a write and its batch going out, in ms (0: send at once). */
   batchIntervalMs: 2,
-  /** A batch goes out as soon as it holds this many distinct keys. */
+  /** A batch goes out as soon as it holds this many distinct keys, and no message carries more. */
   batchMaxKeys: 256,
   /** Datagrams older (or further in the future) than this are refused, in ms; their nonces are remembered this long. */
   replayWindowMs: 30_000,

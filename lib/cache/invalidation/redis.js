@@ -14,6 +14,13 @@ import { InvalidationBatch } from './batch.js';
 
 const require = createRequire(import.meta.url);
 const RECONNECT_MAX_MS = 1000;
+/**
+ * A backlog goes out as soon as our publisher is back, and once more after
+ * this long: pub/sub keeps nothing, so a peer whose subscriber came back
+ * later than our publisher would miss the first sending. (A repeat is
+ * harmless: deletes are idempotent, markers are read afresh.)
+ */
+const BACKLOG_RESEND_MS = 2 * RECONNECT_MAX_MS;
 
 function loadIoredis() {
   try {
@@ -39,6 +46,7 @@ export class RedisTransport {
   #subscriberDown = false;
   #backlog = new InvalidationBatch();
   #backlogOverflowed = false;
+  #resendTimer = null;
 
   constructor(options, bus) {
     this.#options = options;
@@ -63,7 +71,14 @@ export class RedisTransport {
     this.#publisher = make();
     // The subscriber queues its SUBSCRIBE until connected, and resubscribes by itself after a reconnect.
     this.#subscriber = typeof connection === 'string' ? new Redis(connection, { ...ours, enableOfflineQueue: true }) : new Redis({ ...connection, ...ours, enableOfflineQueue: true });
-    for (const client of [this.#publisher, this.#subscriber]) client.on('error', (error) => this.#bus.transportError(error));
+    // ioredis reports why a connection failed only as an 'error' event.
+    let lastError = null;
+    for (const client of [this.#publisher, this.#subscriber]) {
+      client.on('error', (error) => {
+        lastError = error;
+        if (this.#started) this.#bus.transportError(error);
+      });
+    }
     try {
       await Promise.all([this.#publisher.connect(), this.#subscriber.connect()]);
       await this.#subscriber.subscribe(channel);
@@ -71,7 +86,8 @@ export class RedisTransport {
       this.#publisher.disconnect();
       this.#subscriber.disconnect();
       const where = typeof connection === 'string' ? connection : `${connection.host ?? '127.0.0.1'}:${connection.port ?? 6379}`;
-      throw new ArenaCacheError(codes.ERR_INVALIDATION_TRANSPORT, `Redis at ${where} could not be reached: ${cause.message}`, { cause });
+      const reason = lastError ?? cause;
+      throw new ArenaCacheError(codes.ERR_INVALIDATION_TRANSPORT, `Redis at ${where} could not be reached: ${reason.message}`, { cause: reason });
     }
     this.#subscriber.on('messageBuffer', (from, message) => {
       if (from.toString() === channel) this.#bus.receive(message);
@@ -130,6 +146,11 @@ export class RedisTransport {
     const waiting = this.#backlogOverflowed ? this.#bus.clearAll() : this.#backlog.take();
     this.#backlogOverflowed = false;
     await this.#publish(waiting);
+    clearTimeout(this.#resendTimer);
+    this.#resendTimer = setTimeout(() => {
+      if (!this.#closing) this.#publish(waiting).catch((error) => this.#bus.transportError(error));
+    }, BACKLOG_RESEND_MS);
+    this.#resendTimer.unref();
   }
 
   /** Invalidations waiting for Redis to come back. */
@@ -139,6 +160,7 @@ export class RedisTransport {
 
   async close() {
     this.#closing = true;
+    clearTimeout(this.#resendTimer);
     // No QUIT: while Redis is away it would wait in the subscriber's queue.
     this.#publisher?.disconnect();
     this.#subscriber?.disconnect();
