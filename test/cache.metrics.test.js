@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { Registry } from 'prom-client';
 import { SharedCache } from '../lib/index.js';
+import { runWithout } from './helpers/without-package.js';
 
 const MiB = 2 ** 20;
 
@@ -102,33 +103,15 @@ test('registerMetrics input errors', () => {
   });
 });
 
-test('without prom-client installed, registerMetrics says how to get it', async () => {
-  const { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } = await import('node:fs');
-  const { execFileSync } = await import('node:child_process');
-  const os = await import('node:os');
-  const path = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-noprom-'));
-  try {
-    cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
-    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
-    mkdirSync(path.join(copy, 'node_modules'));
-    for (const name of readdirSync(path.join(root, 'node_modules'))) {
-      if (name !== 'prom-client' && !name.startsWith('.')) symlinkSync(path.join(root, 'node_modules', name), path.join(copy, 'node_modules', name));
-    }
-    const script = `
-      import(${JSON.stringify(`file://${copy}/lib/index.js`)}).then(({ SharedCache }) => {
-        try { new SharedCache({ memoryBytes: 2 ** 20 }).registerMetrics({ registerMetric() {} }); }
-        catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }
-      });`;
-    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
-    assert.deepEqual(result, {
-      name: 'ArenaCacheError',
-      code: 'ERR_PROM_CLIENT_MISSING',
-      message: 'registerMetrics() needs the prom-client package, which could not be loaded; install it with "npm install prom-client"',
-    });
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
+test('without prom-client installed, registerMetrics says how to get it', () => {
+  const result = runWithout(
+    'prom-client',
+    `try { new lib.SharedCache({ memoryBytes: 2 ** 20 }).registerMetrics({ registerMetric() {} }); }
+     catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }`,
+  );
+  assert.deepEqual(result, {
+    name: 'ArenaCacheError',
+    code: 'ERR_PROM_CLIENT_MISSING',
+    message: 'registerMetrics() needs the prom-client package, which could not be loaded; install it with "npm install prom-client"',
+  });
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { SECRET } from './helpers/invalidation.js';
+import { runWithout } from './helpers/without-package.js';
 
 const cache = new SharedCache({ memoryBytes: 2 ** 20 });
 const make = (options) => () => new InvalidationBus(cache, options);
@@ -82,4 +83,20 @@ test('a port in use is ERR_INVALIDATION_TRANSPORT, and the cache stays free for 
   });
   const second = await new InvalidationBus(own, udp({})).start();
   await Promise.all([first.close(), second.close()]);
+});
+
+test('without ioredis installed, the Redis transport says how to get it', () => {
+  const result = runWithout(
+    'ioredis',
+    `const cache = new lib.SharedCache({ memoryBytes: 2 ** 20 });
+     await new lib.InvalidationBus(cache, { secret: ${JSON.stringify(SECRET)}, redis: {} }).start().catch((error) => {
+       console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message, free: cache.invalidation === null }));
+     });`,
+  );
+  assert.deepEqual(result, {
+    name: 'ArenaCacheError',
+    code: 'ERR_IOREDIS_MISSING',
+    message: 'The Redis transport needs the ioredis package, which could not be loaded; install it with "npm install ioredis"',
+    free: true,
+  });
 });

@@ -7,12 +7,19 @@
 // so several caches (or the same arena seen from several processes, each
 // with its own registry) can be scraped side by side.
 
-import { createRequire } from 'node:module';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-
-const require = createRequire(import.meta.url);
+import { requireOptional } from './optional-require.js';
 
 const DROP_REASONS = ['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled'];
+
+/** stats() fields such as udpBatchesSent as [{ transport, direction }, value] pairs. */
+function byTransportAndDirection(what) {
+  return (s) =>
+    ['udp', 'redis'].flatMap((transport) => [
+      [{ transport, direction: 'sent' }, s[`${transport}${what}Sent`]],
+      [{ transport, direction: 'received' }, s[`${transport}${what}Received`]],
+    ]);
+}
 
 // [name, type, help, value from stats(), and for a metric split by labels
 // their names: then the value is a list of [label values, value]]
@@ -55,24 +62,14 @@ const CACHE_METRICS = [
     'invalidation_batches_total',
     'counter',
     'Invalidation messages (UDP datagrams, Redis messages) sent and received by this process.',
-    (s) => [
-      [{ transport: 'udp', direction: 'sent' }, s.udpBatchesSent],
-      [{ transport: 'udp', direction: 'received' }, s.udpBatchesReceived],
-      [{ transport: 'redis', direction: 'sent' }, s.redisBatchesSent],
-      [{ transport: 'redis', direction: 'received' }, s.redisBatchesReceived],
-    ],
+    byTransportAndDirection('Batches'),
     ['transport', 'direction'],
   ],
   [
     'invalidation_keys_total',
     'counter',
     'Invalidations (keys, clears) in the messages sent and received by this process.',
-    (s) => [
-      [{ transport: 'udp', direction: 'sent' }, s.udpKeysSent],
-      [{ transport: 'udp', direction: 'received' }, s.udpKeysReceived],
-      [{ transport: 'redis', direction: 'sent' }, s.redisKeysSent],
-      [{ transport: 'redis', direction: 'received' }, s.redisKeysReceived],
-    ],
+    byTransportAndDirection('Keys'),
     ['transport', 'direction'],
   ],
   [
@@ -91,15 +88,7 @@ const CACHE_METRICS = [
 const registered = new WeakMap();
 
 function loadPromClient() {
-  try {
-    return require('prom-client');
-  } catch (cause) {
-    throw new ArenaCacheError(
-      codes.ERR_PROM_CLIENT_MISSING,
-      'registerMetrics() needs the prom-client package, which could not be loaded; install it with "npm install prom-client"',
-      { cause },
-    );
-  }
+  return requireOptional('prom-client', codes.ERR_PROM_CLIENT_MISSING, 'registerMetrics()');
 }
 
 /** What a kind of source exposes: its metric table, its label, its default prefix, and what it is called in errors. */

@@ -8,11 +8,10 @@
 // sent meanwhile is lost to us; options.onReconnect says what to do about
 // the entries that may have missed it (the bus applies it).
 
-import { createRequire } from 'node:module';
 import { ArenaCacheError, codes } from '../../errors.js';
 import { InvalidationBatch } from './batch.js';
+import { requireOptional } from '../optional-require.js';
 
-const require = createRequire(import.meta.url);
 const RECONNECT_MAX_MS = 1000;
 /**
  * A backlog goes out as soon as our publisher is back, and once more after
@@ -21,18 +20,6 @@ const RECONNECT_MAX_MS = 1000;
  * harmless: deletes are idempotent, markers are read afresh.)
  */
 const BACKLOG_RESEND_MS = 2 * RECONNECT_MAX_MS;
-
-function loadIoredis() {
-  try {
-    return require('ioredis');
-  } catch (cause) {
-    throw new ArenaCacheError(
-      codes.ERR_IOREDIS_MISSING,
-      'the Redis transport needs the ioredis package, which could not be loaded; install it with "npm install ioredis"',
-      { cause },
-    );
-  }
-}
 
 export class RedisTransport {
   name = 'redis';
@@ -55,7 +42,7 @@ export class RedisTransport {
   }
 
   async start() {
-    const Redis = loadIoredis();
+    const Redis = requireOptional('ioredis', codes.ERR_IOREDIS_MISSING, 'The Redis transport');
     const { connection, channel } = this.#options;
     const ours = {
       lazyConnect: true,
