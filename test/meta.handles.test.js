@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
+import { CacheFS } from '../lib/fs/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { seededRandom, testSeed } from './helpers/random.js';
@@ -123,6 +124,40 @@ test('a handle follows its file across renames, keeps a removed file until close
   assert.equal(ifs.fsck().checked.inodes, 1);
   assert.ok(ino > 1);
   await assert.rejects(handle.stat(), { code: 'ERR_HANDLE_CLOSED', message: 'the file handle of "/a" is closed' });
+});
+
+test('a handle of a directory removed while open (with its parent) keeps it: fstat works, reads fail with EISDIR, as node:fs', async (t) => {
+  // SEED=1160420292 of fs.differential: open('d1/a', 'r') of a directory,
+  // rm('d1', { recursive: true }), then a read on the handle: node:fs says
+  // EISDIR; the InodeFS had dropped the directory (ENOENT).
+  const ifs = await openFs(t);
+  const cache = new SharedCache({ memoryBytes: 2 ** 21 });
+  t.after(() => cache.close());
+  const cached = new CacheFS({ root: ifs, cache, validateMs: 0 });
+  t.after(() => cached.close());
+  for (const [name, fs, at] of [['InodeFS', ifs, '/'], ['CacheFS over the InodeFS', cached, '']]) {
+    await ifs.mkdir('/d1/a', { recursive: true });
+    const handle = await fs.open(`${at}d1/a`, 'r');
+    await fs.rm(`${at}d1`, { recursive: true });
+    await assert.rejects(ifs.stat('/d1/a'), { code: 'ENOENT' });
+    const stats = await handle.stat();
+    assert.equal(stats.isDirectory(), true, name);
+    assert.equal(stats.nlink, 0, name);
+    await assert.rejects(handle.read(Buffer.alloc(10), 0, 10, 0), { code: 'EISDIR' }, name);
+    await assert.rejects(handle.read(Buffer.alloc(10), 0, 10, null), { code: 'EISDIR' }, name);
+    // A read of nothing is no read(2) in node:fs: no error, on a directory or a write-only handle.
+    assert.equal((await handle.read(Buffer.alloc(0), 0, 0, 0)).bytesRead, 0, name);
+    await assert.rejects(handle.write(Buffer.from('x'), 0, 1, 0), { code: 'EBADF' }, name);
+    await assert.rejects(handle.truncate(1), { code: 'EINVAL' }, name);
+    assert.equal(ifs.fsck().ok, true, JSON.stringify(ifs.fsck().problems));
+    await handle.close();
+    // The last handle closed: the directory is gone, only the root is left.
+    assert.equal(ifs.fsck().ok, true);
+    assert.equal(ifs.fsck().checked.inodes, 1, name);
+  }
+  const writeOnly = await ifs.open('/w', 'w');
+  assert.equal((await writeOnly.read(Buffer.alloc(4), 0, 0, null)).bytesRead, 0);
+  await writeOnly.close();
 });
 
 test('a snapshot opens files read-only, and its handles see the snapshot', async (t) => {

@@ -3,9 +3,9 @@
 // like CacheFS's handle, with the same argument checks.
 //
 // A handle holds its file's inode number, so it follows the file across
-// renames, and holds the file itself: one removed while open lives on
-// (nameless, nlink 0) until its last handle closes, as on POSIX. Each
-// write is one transaction.
+// renames, and holds the file itself: one removed while open (a directory
+// too) lives on (nameless, nlink 0) until its last handle closes, as on
+// POSIX. Each write is one transaction.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
@@ -81,6 +81,8 @@ export class InodeFileHandle {
   async read(buffer, offset, length, position) {
     this.#check();
     const { start, count, at } = checkRange('read', buffer, offset, length, position);
+    // node:fs answers a read of nothing without a read(2): no EBADF, no EISDIR.
+    if (count === 0) return { bytesRead: 0, buffer };
     if (!this.#access.read) throw fsError('EBADF', 'read', this.#path);
     const from = at ?? this.#position;
     const bytes = this.#content('read', (view, inode) => view.contentRange(inode, from, count));

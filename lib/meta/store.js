@@ -21,9 +21,10 @@
 //                  snapshot still needs (current from epoch `e` to lastEpoch)
 //   direntHistory  [parentIno, name, lastEpoch] -> likewise, a dirent
 //   handles    ino -> how many open file handles (in the owner process's
-//              threads) hold the file: a file removed while open lives on
-//              with nlink 0 until its last handle closes, as on POSIX; a
-//              new owner process removes such files left by a dead one
+//              threads) hold the file: a file (or directory) removed while
+//              open lives on with nlink 0 until its last handle closes, as
+//              on POSIX; a new owner process removes such files left by a
+//              dead one
 //
 // Persistent snapshots cost O(changes), not O(tree): taking one records
 // the current epoch and starts the next. A record is copied to history only
@@ -441,9 +442,13 @@ export class WriteTx extends ReadView {
     if (inode?.nlink === 0) this.removeInode(inode);
   }
 
-  /** The file lost its last name: it goes, unless open handles hold it (then it lives on with nlink 0). */
+  /**
+   * The file (or directory) lost its last name: it goes, unless open handles
+   * hold it (then it lives on with nlink 0, as on POSIX: a handle of a
+   * removed directory still fstat()s, and its reads fail with EISDIR).
+   */
   unlinkInode(inode) {
-    if (inode.type === 'file' && (this.#store.handles.get(inode.ino) ?? 0) > 0) {
+    if ((this.#store.handles.get(inode.ino) ?? 0) > 0) {
       inode.nlink = 0;
       inode.ctimeMs = after(inode.ctimeMs);
       this.putInode(inode);
