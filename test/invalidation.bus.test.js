@@ -146,3 +146,42 @@ test('the invalidation counters are Prometheus metrics', async (t) => {
   assert.match(text, /arenacache_invalidation_batches_total\{cache="receiver",transport="udp",direction="received"\} 1/);
   assert.match(text, /arenacache_invalidation_drops_total\{cache="receiver",reason="mac"\} 0/);
 });
+
+test('a key too long for any datagram makes peers clear instead of failing its whole batch', async (t) => {
+  const { sender, receiver, seed } = await pair(t, { batchIntervalMs: 20 });
+  seed.set('a', 'cached');
+  seed.set('b', 'cached');
+  sender.delete('a');
+  sender.delete('x'.repeat(2000));
+  await until(() => receiver.get('b') === undefined && receiver.get('a') === undefined, 'the clear that stands in for the long key');
+  assert.equal(sender.stats().invalidationOverflows, 1);
+  assert.equal(sender.stats().invalidationSendErrors, 0);
+});
+
+test('a datagram stamped before the bus started (a recording replayed to a restarted host) is refused as stale', async (t) => {
+  const { receiver, receiverBus, seed } = await pair(t);
+  seed.set('k', 'cached');
+  const { encodeDatagrams } = await import('../lib/cache/invalidation/wire.js');
+  const { randomBytes } = await import('node:crypto');
+  const dgram = await import('node:dgram');
+  const [old] = encodeDatagrams([{ op: 'delete', key: 'k' }], { secret: SECRET, senderId: randomBytes(8), now: Date.now() - 1000 });
+  const socket = dgram.createSocket('udp4');
+  await new Promise((resolve) => socket.send(old, receiverBus.address.port, '127.0.0.1', resolve));
+  socket.close();
+  await until(() => receiver.stats().invalidationDropsStale === 1, 'the stale drop');
+  assert.equal(receiver.get('k'), 'cached');
+});
+
+test('close() while start() is binding: start() rejects, nothing stays bound, the cache is free', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  const bus = new InvalidationBus(cache, { secret: SECRET, udp: {} });
+  const starting = bus.start();
+  await bus.close();
+  await assert.rejects(starting, { code: 'ERR_INVALIDATION_CLOSED', message: 'start() was interrupted: the bus was closed while it was binding' });
+  assert.equal(bus.running, false);
+  assert.equal(cache.invalidation, null);
+  const other = new InvalidationBus(cache, { secret: SECRET, udp: {} });
+  const otherStarting = other.start();
+  cache.close();
+  await assert.rejects(otherStarting, { code: 'ERR_INVALIDATION_CLOSED', message: 'start() was interrupted: the cache was closed while it was binding' });
+});

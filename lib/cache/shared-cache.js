@@ -379,14 +379,15 @@ export class SharedCache {
       detachBus: (bus) => {
         if (this.#bus === bus) this.#bus = null;
       },
+      closed: () => this.#closed,
       apply: (invalidation) => this.#applyRemote(invalidation),
       storedValue: (key) => this.#storedValue(key),
     };
     return this.#invalidationPort;
   }
 
-  /** A peer's invalidation, applied to the arena without publishing it again. */
-  #applyRemote({ op, key, value }) {
+  /** A peer's invalidation, applied to the arena without publishing it again (clearPrefix takes a list of prefixes). */
+  #applyRemote({ op, key, value, prefixes }) {
     if (this.#closed) return;
     const arena = this.#arena;
     const keys = this.#keys;
@@ -396,7 +397,7 @@ export class SharedCache {
     }
     if (op === 'clearPrefix') {
       const matching = [];
-      for (const stored of this.keys()) if (keyHasPrefix(stored, key)) matching.push(stored);
+      for (const stored of this.keys()) if (prefixes.some((prefix) => keyHasPrefix(stored, prefix))) matching.push(stored);
       for (const stored of matching) {
         keys.encode(stored);
         arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);

@@ -21,6 +21,8 @@ import { kInvalidation } from './internal.js';
 
 const KEY_STRING = 0; // record.js key kinds
 const REPLAY_MAX_NONCES = 1_000_000;
+/** An entry's bytes on the wire besides its key (and value): op, kind, key length. */
+const ENTRY_HEADER = 6;
 const DROP_COUNTER = {
   oversize: 'dropOversize',
   short: 'dropShort',
@@ -42,6 +44,8 @@ export class InvalidationBus extends EventEmitter {
   #guard;
   #state = 'new'; // new, starting, running, closing, closed
   #pump = null;
+  #startup = null;
+  #claim = 0;
   #sending = Promise.resolve();
 
   /**
@@ -71,18 +75,30 @@ export class InvalidationBus extends EventEmitter {
   /** Binds the socket (UDP) or connects (Redis), then publishes and applies. Resolves to the bus. */
   async start() {
     if (this.#state !== 'new') throw this.#stateError('start()');
-    if (!this.#outbox.claim()) {
+    this.#claim = this.#outbox.claim();
+    if (this.#claim === 0) {
       throw new ArenaCacheError(codes.ERR_INVALIDATION_RUNNING, 'another InvalidationBus already publishes this cache\'s writes in this process; close it first (one bus per cache and process)');
     }
     this.#state = 'starting';
-    try {
-      await this.#transport.start();
-    } catch (error) {
-      this.#outbox.release();
+    let failure = null;
+    this.#startup = this.#transport.start().catch((error) => {
+      failure = error;
+    });
+    await this.#startup;
+    // close() (of the bus or of the cache) may have come while we waited.
+    if (failure === null && (this.#state !== 'starting' || this.#port.closed())) {
+      await this.#transport.close();
+      failure = new ArenaCacheError(codes.ERR_INVALIDATION_CLOSED, `start() was interrupted: the ${this.#port.closed() ? 'cache' : 'bus'} was closed while it was ${this.#transport.name === 'udp' ? 'binding' : 'connecting'}`);
+    }
+    if (failure !== null) {
+      this.#outbox.release(this.#claim);
       this.#state = 'closed';
-      throw error;
+      throw failure;
     }
     this.#port.attachBus(this);
+    // Nothing sent before we ran was meant for us: a datagram recorded and
+    // replayed to a restarted bus is refused as stale, as any other replay.
+    this.#guard.floor = Date.now() - 1;
     this.#state = 'running';
     this.#pump = this.#run();
     return this;
@@ -116,6 +132,12 @@ export class InvalidationBus extends EventEmitter {
    * Writes after this are no longer published.
    */
   async close() {
+    if (this.#state === 'starting') {
+      // start() sees this, undoes what it did and rejects.
+      this.#state = 'closing';
+      await this.#startup;
+      return;
+    }
     if (this.#state === 'closing' || this.#state === 'closed') return;
     const wasRunning = this.#state === 'running';
     this.#state = 'closing';
@@ -126,7 +148,7 @@ export class InvalidationBus extends EventEmitter {
       await this.#flush();
       this.#port.detachBus(this);
     }
-    this.#outbox.release();
+    this.#outbox.release(this.#claim);
     await this.#transport.close();
     this.#state = 'closed';
   }
@@ -184,7 +206,12 @@ export class InvalidationBus extends EventEmitter {
     const { batchMaxKeys } = this.#options;
     for (let start = 0; start < invalidations.length; start += batchMaxKeys) {
       const chunk = invalidations.slice(start, start + batchMaxKeys);
-      this.#sending = this.#sending.then(() => this.#transport.send(chunk)).catch((error) => this.transportError(error));
+      this.#sending = this.#sending
+        .then(() => this.#transport.send(chunk))
+        .catch((error) => {
+          this.#outbox.count('sendErrors');
+          this.transportError(error);
+        });
     }
     return this.#sending;
   }
@@ -198,14 +225,27 @@ export class InvalidationBus extends EventEmitter {
    * that is gone, or too big for a message, goes out as a delete.
    */
   encode(invalidations, maxBytes) {
-    const room = maxBytes - HEADER_BYTES - MAC_BYTES - 10;
-    const sealed = invalidations.map((invalidation) => {
-      if (invalidation.op !== 'set') return invalidation;
-      const { key } = invalidation;
-      const value = this.#port.storedValue(key);
-      const keyBytes = typeof key === 'string' ? Buffer.byteLength(key) : key.length;
-      return value === undefined || keyBytes + value.length > room ? { op: 'delete', key } : { op: 'set', key, value };
-    });
+    const room = maxBytes - HEADER_BYTES - MAC_BYTES;
+    const sealed = [];
+    let cleared = false;
+    for (const invalidation of invalidations) {
+      const { op, key } = invalidation;
+      let entry = invalidation;
+      const keyBytes = key === undefined ? 0 : typeof key === 'string' ? Buffer.byteLength(key) : key.length;
+      if (op === 'set') {
+        const value = this.#port.storedValue(key);
+        entry = value === undefined || ENTRY_HEADER + keyBytes + 4 + value.length > room ? { op: 'delete', key } : { op: 'set', key, value };
+      }
+      if (entry.op !== 'set' && ENTRY_HEADER + keyBytes > room) {
+        // A key too long for any message: peers clear instead, so that it
+        // cannot stay stale there (counted as an overflow).
+        if (!cleared) sealed.push(...this.clearAll());
+        cleared = true;
+        this.#outbox.count('overflows');
+        continue;
+      }
+      sealed.push(entry);
+    }
     return encodeDatagrams(sealed, { secret: this.#options.secret, senderId: this.#senderId, maxBytes });
   }
 
@@ -228,13 +268,7 @@ export class InvalidationBus extends EventEmitter {
     // Redis echoes our own messages back to us.
     if (opened.senderId.equals(this.#senderId)) return;
     const { invalidations } = opened;
-    for (const invalidation of invalidations) {
-      try {
-        this.#port.apply(invalidation);
-      } catch (error) {
-        this.transportError(error);
-      }
-    }
+    this.#apply(invalidations);
     this.#outbox.count(`${name}BatchesReceived`);
     this.#outbox.count(`${name}KeysReceived`, invalidations.length);
     this.emit('received', { transport: name, invalidations, sentAt: opened.timestamp });
@@ -256,8 +290,28 @@ export class InvalidationBus extends EventEmitter {
   reconnected() {
     this.#outbox.count('reconnects');
     const policy = this.#options.redis.onReconnect;
-    if (policy === 'clear') for (const invalidation of this.clearAll()) this.#port.apply(invalidation);
+    if (policy === 'clear') this.#apply(this.clearAll());
     this.emit('reconnect', { transport: this.#transport.name, policy });
+  }
+
+  /**
+   * Applies invalidations in order. Prefix clears in a row share one pass
+   * over the keys (each is a walk of the whole cache).
+   */
+  #apply(invalidations) {
+    for (let i = 0; i < invalidations.length; i++) {
+      let invalidation = invalidations[i];
+      if (invalidation.op === 'clearPrefix') {
+        const prefixes = [invalidation.key];
+        while (invalidations[i + 1]?.op === 'clearPrefix') prefixes.push(invalidations[++i].key);
+        invalidation = { op: 'clearPrefix', prefixes };
+      }
+      try {
+        this.#port.apply(invalidation);
+      } catch (error) {
+        this.transportError(error);
+      }
+    }
   }
 
   /** Errors of the socket or connection: counted by the transport where it matters, emitted if anyone listens. */

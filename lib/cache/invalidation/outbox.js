@@ -32,6 +32,7 @@ const W_BUS_TID = 20;
 const W_BUS_CLAIM = 21; // 1 while a bus runs
 const W_NOTIFY_AT = 22; // wake the bus once this many records are waiting (0: no wake wanted)
 const W_WAKE = 23; // the word the bus sleeps on
+const W_CLAIMS = 24; // claims made so far: the running bus's claim is its token
 
 /** Counters shared by every thread of the process (see stats()). */
 export const COUNTERS = Object.freeze([
@@ -119,7 +120,8 @@ export class Outbox {
     Atomics.store(meta, W_COMMITTED, end);
     const records = Atomics.add(meta, W_RECORDS, 1) + 1;
     this.lock.release(this.lockable, held, false);
-    const notifyAt = meta[W_NOTIFY_AT];
+    // Atomic: on weakly ordered CPUs a plain load could miss the bus's store before it sleeps.
+    const notifyAt = Atomics.load(meta, W_NOTIFY_AT);
     if (notifyAt > 0 && records >= notifyAt) this.wake();
   }
 
@@ -182,29 +184,38 @@ export class Outbox {
   }
 
   /**
-   * Marks the outbox as served by a bus in this thread. Returns false when a
-   * live bus (in this or another thread of the process) has it already.
+   * Marks the outbox as served by a bus in this thread. Returns the claim's
+   * token for release(), or 0 when a live bus (in this or another thread of
+   * the process) has it already.
    */
   claim() {
     const meta = this.meta;
     // 2 marks a claim being written; 1 a running bus, taken over only when its thread is gone.
-    if (Atomics.compareExchange(meta, W_BUS_CLAIM, 0, 2) !== 0) {
+    if (Atomics.compareExchange(meta, W_BUS_CLAIM, 0, 2) === 0) {
+      // Nothing was published while no bus ran: nothing in here is owed to peers.
+      Atomics.store(meta, W_COMMITTED, 0);
+      Atomics.store(meta, W_RECORDS, 0);
+    } else {
       const pid = Atomics.load(meta, W_BUS_PID);
       const tid = Atomics.load(meta, W_BUS_TID);
       const gone = pid > 0 && (!isProcessAlive(pid) || (tid > 0 && isThreadAlive(pid, tid) === false));
-      if (!gone || Atomics.compareExchange(meta, W_BUS_CLAIM, 1, 2) !== 1) return false;
+      if (!gone || Atomics.compareExchange(meta, W_BUS_CLAIM, 1, 2) !== 1) return 0;
+      // Taken over from a dead bus: the records waiting for it are ours to
+      // send, and what it drained but never sent is unknown, so peers clear.
+      Atomics.store(meta, W_OVERFLOW, 1);
     }
     Atomics.store(meta, W_BUS_PID, process.pid);
     Atomics.store(meta, W_BUS_TID, currentThreadId());
-    Atomics.store(meta, W_COMMITTED, 0);
-    Atomics.store(meta, W_RECORDS, 0);
+    let token = (Atomics.add(meta, W_CLAIMS, 1) + 1) | 0;
+    if (token === 0) token = (Atomics.add(meta, W_CLAIMS, 1) + 1) | 0; // 0 means no claim
     Atomics.store(meta, W_BUS_CLAIM, 1);
-    return true;
+    return token;
   }
 
-  /** Stops publishing (the bus closed). */
-  release() {
+  /** Stops publishing (the bus closed), if the claim `token` still holds: a bus never frees another's claim. */
+  release(token) {
     const meta = this.meta;
+    if (Atomics.load(meta, W_BUS_CLAIM) !== 1 || Atomics.load(meta, W_CLAIMS) !== token) return;
     Atomics.store(meta, W_BUS_PID, 0);
     Atomics.store(meta, W_BUS_TID, 0);
     Atomics.store(meta, W_BUS_CLAIM, 0);

@@ -13,6 +13,8 @@ import { InvalidationBatch } from './batch.js';
 import { requireOptional } from '../optional-require.js';
 
 const RECONNECT_MAX_MS = 1000;
+/** A PUBLISH that gets no answer (Redis stalled, a half-open connection) fails after this and goes to the backlog. */
+const PUBLISH_TIMEOUT_MS = 2000;
 /**
  * A backlog goes out as soon as our publisher is back, and once more after
  * this long: pub/sub keeps nothing, so a peer whose subscriber came back
@@ -44,20 +46,17 @@ export class RedisTransport {
   async start() {
     const Redis = requireOptional('ioredis', codes.ERR_IOREDIS_MISSING, 'The Redis transport');
     const { connection, channel } = this.#options;
-    const ours = {
+    const both = {
       lazyConnect: true,
       // Fail at start; after that, keep trying (the cache serves meanwhile).
       retryStrategy: (times) => (this.#started && !this.#closing ? Math.min(times * 50, RECONNECT_MAX_MS) : null),
-      // A publish while disconnected fails at once and goes to the backlog,
-      // to be stamped afresh later instead of queued with an old timestamp.
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
     };
-    const make = () => (typeof connection === 'string' ? new Redis(connection, ours) : new Redis({ ...connection, ...ours }));
-    this.#publisher = make();
-    // The subscriber queues its SUBSCRIBE until connected, and resubscribes by itself after a reconnect.
-    this.#subscriber = typeof connection === 'string' ? new Redis(connection, { ...ours, enableOfflineQueue: true }) : new Redis({ ...connection, ...ours, enableOfflineQueue: true });
+    const make = (ours) => (typeof connection === 'string' ? new Redis(connection, { ...both, ...ours }) : new Redis({ ...connection, ...both, ...ours }));
+    // A publish while disconnected (or unanswered) fails and goes to the
+    // backlog, to be stamped afresh later instead of queued with an old timestamp.
+    this.#publisher = make({ enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0, commandTimeout: PUBLISH_TIMEOUT_MS });
+    // We subscribe again ourselves after a reconnect (see #resubscribe): ioredis's own resubscription leaves its failure unhandled.
+    this.#subscriber = make({ autoResubscribe: false });
     // ioredis reports why a connection failed only as an 'error' event.
     let lastError = null;
     for (const client of [this.#publisher, this.#subscriber]) {
@@ -83,18 +82,39 @@ export class RedisTransport {
       if (!this.#closing) this.#subscriberDown = true;
     });
     this.#subscriber.on('ready', () => {
-      if (!this.#subscriberDown) return;
-      this.#subscriberDown = false;
-      this.#bus.reconnected();
+      if (this.#subscriberDown) this.#resubscribe();
     });
-    this.#publisher.on('ready', () => this.#sendBacklog());
+    this.#publisher.on('ready', () => this.#sendBacklog().catch((error) => this.#bus.transportError(error)));
     this.#started = true;
+  }
+
+  /**
+   * After a reconnect: subscribe, and only once that holds apply the
+   * reconnect policy (a clear before it would let entries loaded meanwhile
+   * miss invalidations). A failed SUBSCRIBE drops the connection to try again.
+   */
+  #resubscribe() {
+    this.#subscriber.subscribe(this.#options.channel).then(
+      () => {
+        if (!this.#subscriberDown || this.#closing) return;
+        this.#subscriberDown = false;
+        this.#bus.reconnected();
+      },
+      (error) => {
+        if (this.#closing) return;
+        this.#bus.transportError(error);
+        this.#subscriber.disconnect(true);
+      },
+    );
   }
 
   /** Publishes the invalidations; what cannot go out now waits in the backlog. */
   async send(invalidations) {
     if (this.#backlog.size > 0 || this.#backlogOverflowed) {
       this.#keep(invalidations);
+      // A publish can fail without the connection dropping (an error reply,
+      // a timeout): then no 'ready' comes to send the backlog, so try here.
+      if (this.#publisher.status === 'ready') await this.#sendBacklog();
       return;
     }
     await this.#publish(invalidations);
