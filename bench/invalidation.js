@@ -16,7 +16,9 @@
 //               loop every 1000 (the bus runs in this thread); keys/s = keys
 //               applied at the receiver / time from the first delete until
 //               the last one arrived. UDP may drop datagrams when the
-//               receiver's socket buffer fills: the lost keys are reported.
+//               receiver's socket buffer fills: the lost keys are reported;
+//               so are outbox overflows (writes faster than the bus sends:
+//               peers get a clear instead of those keys).
 // Both processes share the machine's 2 cores, so these are loopback figures:
 // they measure the library and the kernel, not a network.
 //
@@ -115,6 +117,7 @@ async function measure(transport, mode, transportOptions) {
         seconds,
         keysPerSecond: received / seconds,
         messages: after[`${transport}BatchesSent`] - before[`${transport}BatchesSent`],
+        overflows: after.invalidationOverflows - before.invalidationOverflows,
       },
     };
   } finally {
@@ -153,6 +156,7 @@ printTable(
     keys: row.throughput.keys,
     lost: row.throughput.lost,
     messages: row.throughput.messages,
+    overflows: row.throughput.overflows,
   })),
 );
 const json = jsonPath();

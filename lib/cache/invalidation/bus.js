@@ -23,6 +23,8 @@ const KEY_STRING = 0; // record.js key kinds
 const REPLAY_MAX_NONCES = 1_000_000;
 /** An entry's bytes on the wire besides its key (and value): op, kind, key length. */
 const ENTRY_HEADER = 6;
+/** Messages the pump lets queue up behind the one being sent before it waits. */
+const MAX_IN_FLIGHT = 64;
 const DROP_COUNTER = {
   oversize: 'dropOversize',
   short: 'dropShort',
@@ -46,6 +48,8 @@ export class InvalidationBus extends EventEmitter {
   #pump = null;
   #startup = null;
   #claim = 0;
+  /** Chunks handed to the transport and not yet sent. */
+  #inFlight = 0;
   #sending = Promise.resolve();
 
   /**
@@ -166,7 +170,12 @@ export class InvalidationBus extends EventEmitter {
         }
         if (this.#state !== 'running') break;
         this.#collect();
-        if (batch.size > 0 && (batch.size >= batchMaxKeys || performance.now() - batch.since >= batchIntervalMs)) await this.#flush();
+        if (batch.size > 0 && (batch.size >= batchMaxKeys || performance.now() - batch.since >= batchIntervalMs)) {
+          // Keep draining while messages are on their way (the outbox would
+          // fill up behind a slow send), up to a bound on messages in flight.
+          const sending = this.#flush();
+          if (this.#inFlight >= MAX_IN_FLIGHT) await sending;
+        }
       } catch (error) {
         this.transportError(error);
       }
@@ -199,19 +208,26 @@ export class InvalidationBus extends EventEmitter {
     return prefixes === null ? [{ op: 'clear' }] : prefixes.map((prefix) => ({ op: 'clearPrefix', key: prefix }));
   }
 
-  /** Sends the batch, at most batchMaxKeys to a message. Sends never overlap, so peers get them in order. */
+  /** Sends the batch, at most batchMaxKeys to a message, in order. Resolves when everything handed over so far is sent. */
   #flush() {
     if (this.#batch.size === 0) return this.#sending;
     const invalidations = this.#batch.take();
     const { batchMaxKeys } = this.#options;
     for (let start = 0; start < invalidations.length; start += batchMaxKeys) {
       const chunk = invalidations.slice(start, start + batchMaxKeys);
-      this.#sending = this.#sending
+      this.#inFlight++;
+      // Handed over at once, in order: the socket or connection keeps that
+      // order on the wire, so messages need not wait for each other.
+      const sent = Promise.resolve()
         .then(() => this.#transport.send(chunk))
         .catch((error) => {
           this.#outbox.count('sendErrors');
           this.transportError(error);
+        })
+        .finally(() => {
+          this.#inFlight--;
         });
+      this.#sending = Promise.all([this.#sending, sent]);
     }
     return this.#sending;
   }

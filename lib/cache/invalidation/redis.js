@@ -122,20 +122,25 @@ export class RedisTransport {
 
   async #publish(invalidations) {
     const messages = this.#bus.encode(invalidations, this.maxBytes);
-    let done = 0;
-    for (const message of messages) {
-      try {
-        await this.#publisher.publish(this.#options.channel, message);
-      } catch (error) {
-        if (this.#closing) return;
-        this.#bus.sendFailed(error, this.#options.channel);
-        // This message and the ones after it go later, stamped afresh.
-        this.#keep(invalidations.slice(done));
-        return;
+    // Issued together: one connection keeps their order, and they pipeline.
+    const results = await Promise.allSettled(messages.map((message) => this.#publisher.publish(this.#options.channel, message)));
+    if (this.#closing) return;
+    const failed = [];
+    let error = null;
+    let at = 0;
+    for (let i = 0; i < messages.length; i++) {
+      const count = messages[i].readUInt16BE(6);
+      if (results[i].status === 'fulfilled') this.#bus.sent(messages[i]);
+      else {
+        error ??= results[i].reason;
+        failed.push(...invalidations.slice(at, at + count));
       }
-      this.#bus.sent(message);
-      done += message.readUInt16BE(6);
+      at += count;
     }
+    if (error === null) return;
+    this.#bus.sendFailed(error, this.#options.channel);
+    // Later, stamped afresh.
+    this.#keep(failed);
   }
 
   #keep(invalidations) {

@@ -6,12 +6,15 @@ import dgram from 'node:dgram';
 import { ArenaCacheError, codes } from '../../errors.js';
 import { resolvePeers } from './options.js';
 
+const RECEIVE_BUFFER_BYTES = 4 * 2 ** 20;
+
 export class UdpTransport {
   name = 'udp';
   #socket = null;
   #peers;
   #options;
   #bus;
+  #last = Promise.resolve();
 
   /** @param {{ address, port, peers, maxDatagramBytes, family }} options  @param bus the InvalidationBus's transport side */
   constructor(options, bus) {
@@ -23,7 +26,8 @@ export class UdpTransport {
 
   async start() {
     const { family, address, port } = this.#options;
-    const socket = dgram.createSocket({ type: family });
+    // A larger receive buffer rides out bursts (the kernel caps it at net.core.rmem_max).
+    const socket = dgram.createSocket({ type: family, recvBufferSize: RECEIVE_BUFFER_BYTES });
     await new Promise((resolve, reject) => {
       socket.once('error', reject);
       socket.bind({ address, port, exclusive: true }, () => {
@@ -53,9 +57,18 @@ export class UdpTransport {
     this.#peers = resolvePeers(peers, 'peers');
   }
 
-  /** Sends the invalidations to every peer; resolves when the kernel has taken every datagram. */
+  /**
+   * Sends the invalidations to every peer; resolves when the kernel has
+   * taken every datagram. One send at a time: handing the kernel everything
+   * at once only overflows the receivers' socket buffers, and UDP drops.
+   */
   send(invalidations) {
     const datagrams = this.#bus.encode(invalidations, this.maxBytes);
+    this.#last = this.#last.then(() => this.#sendAll(datagrams));
+    return this.#last;
+  }
+
+  #sendAll(datagrams) {
     const socket = this.#socket;
     const sends = [];
     for (const { address, port } of this.#peers) {
