@@ -9,8 +9,8 @@
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireOptional } from './optional-require.js';
+import { DROP_REASONS, dropCounter } from './invalidation/outbox.js';
 
-const DROP_REASONS = ['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled'];
 
 /** stats() fields such as udpBatchesSent as [{ transport, direction }, value] pairs. */
 function byTransportAndDirection(what) {
@@ -76,7 +76,7 @@ const CACHE_METRICS = [
     'invalidation_drops_total',
     'counter',
     'Invalidation messages refused, by reason: mac (forged, truncated or another secret), replay, stale, short, oversize, magic, version, garbled.',
-    (s) => DROP_REASONS.map((reason) => [{ reason }, s[`invalidationDrops${reason[0].toUpperCase()}${reason.slice(1)}`]]),
+    (s) => DROP_REASONS.map((reason) => [{ reason }, s[dropCounter(reason)]]),
     ['reason'],
   ],
   ['invalidation_send_errors_total', 'counter', 'Invalidation messages that could not be sent.', (s) => s.invalidationSendErrors],

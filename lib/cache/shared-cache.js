@@ -28,7 +28,7 @@ import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, r
 import { openArenaFile } from '../arena/file.js';
 import { mappingRelease, requireNative } from '../native.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
-import { COUNTERS, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
+import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
 import { kInvalidation } from './invalidation/internal.js';
 import { keyHasPrefix } from './invalidation/batch.js';
 
@@ -45,8 +45,6 @@ export const kReadStamp = Symbol('readStamp');
 export const kStampsHold = Symbol('stampsHold');
 export const kStampHolds = Symbol('stampHolds');
 export const kFillLocked = Symbol('fillLocked');
-
-const keys0 = new Uint8Array(0);
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -94,36 +92,12 @@ function checkHandle(handle) {
   return handle.buffer;
 }
 
-/** The invalidation counters of stats(), from the outbox's (zero without one). */
+/** The invalidation counters of stats(), from the outbox's (zero without one), and the drops summed. */
 function invalidationStats(outbox) {
-  const c = outbox === null ? Object.fromEntries(COUNTERS.map((name) => [name, 0])) : outbox.snapshot();
-  const drops = {
-    invalidationDropsMac: c.dropMac,
-    invalidationDropsReplay: c.dropReplay,
-    invalidationDropsStale: c.dropStale,
-    invalidationDropsShort: c.dropShort,
-    invalidationDropsOversize: c.dropOversize,
-    invalidationDropsMagic: c.dropMagic,
-    invalidationDropsVersion: c.dropVersion,
-    invalidationDropsGarbled: c.dropGarbled,
-  };
+  const counters = outbox === null ? Object.fromEntries(COUNTERS.map((name) => [name, 0])) : outbox.snapshot();
   let dropped = 0;
-  for (const count of Object.values(drops)) dropped += count;
-  return {
-    udpBatchesSent: c.udpBatchesSent,
-    udpKeysSent: c.udpKeysSent,
-    udpBatchesReceived: c.udpBatchesReceived,
-    udpKeysReceived: c.udpKeysReceived,
-    redisBatchesSent: c.redisBatchesSent,
-    redisKeysSent: c.redisKeysSent,
-    redisBatchesReceived: c.redisBatchesReceived,
-    redisKeysReceived: c.redisKeysReceived,
-    redisReconnects: c.reconnects,
-    invalidationSendErrors: c.sendErrors,
-    invalidationOverflows: c.overflows,
-    invalidationsDropped: dropped,
-    ...drops,
-  };
+  for (const reason of DROP_REASONS) dropped += counters[dropCounter(reason)];
+  return { ...counters, invalidationsDropped: dropped };
 }
 
 export class SharedCache {
@@ -272,8 +246,7 @@ export class SharedCache {
     const entry = this.#prepare(value, keys.length, ttl);
     this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
     entry.payload = null;
-    const outbox = this.#outbox;
-    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_SET, keys.kind, keys.bytes, keys.length);
+    this.#publish(OUTBOX_SET, keys.length);
     return this;
   }
 
@@ -293,8 +266,7 @@ export class SharedCache {
       return loaded === undefined ? null : this.#prepare(loaded, keys.length, this.#defaultTtl);
     });
     this.#entry.payload = null;
-    const outbox = this.#outbox;
-    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_SET, keys.kind, keys.bytes, keys.length);
+    this.#publish(OUTBOX_SET, keys.length);
     return loaded;
   }
 
@@ -319,9 +291,16 @@ export class SharedCache {
       payload = this.#encode(value);
       length = typedArrayByteLength(payload);
     }
+    const entry = this.#sized(kind, payload, length, keyLength, ttl);
+    if (entry === null) throw this.#tooLarge(length, keyLength);
+    return entry;
+  }
+
+  /** #prepare()'s answer for a payload already in stored form, or null when it cannot fit. */
+  #sized(kind, payload, length, keyLength, ttl) {
     const hasTtl = ttl > 0;
     const size = recordSize(keyLength, length, hasTtl);
-    if (size > this.#maxRecordBytes) throw this.#tooLarge(length, keyLength);
+    if (size > this.#maxRecordBytes) return null;
     const entry = this.#entry;
     entry.kind = kind;
     entry.payload = payload;
@@ -345,9 +324,8 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const deleted = this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
-    const outbox = this.#outbox;
     // Published even when nothing was here: a peer may have the key.
-    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_DELETE, keys.kind, keys.bytes, keys.length);
+    this.#publish(OUTBOX_DELETE, keys.length);
     return deleted;
   }
 
@@ -355,8 +333,13 @@ export class SharedCache {
   clear() {
     if (this.#closed) throw closedError();
     this.#arena.clear();
+    this.#publish(OUTBOX_CLEAR, 0);
+  }
+
+  /** Hands a write of the last encoded key (none for a clear) to the InvalidationBus, when one runs: one load otherwise. */
+  #publish(op, keyLength) {
     const outbox = this.#outbox;
-    if (outbox !== null && outbox.publishing) outbox.append(OUTBOX_CLEAR, 0, keys0, 0);
+    if (outbox !== null && outbox.publishing) outbox.append(op, this.#keys.kind, this.#keys.bytes, keyLength);
   }
 
   /**
@@ -405,20 +388,17 @@ export class SharedCache {
       return;
     }
     keys.encode(key);
-    if (op === 'set') {
-      const kind = value[0];
+    const kind = op === 'set' ? value[0] : -1;
+    if (kind === VALUE_UTF8 || kind === VALUE_RAW || kind === VALUE_CODEC) {
       const bytes = value.subarray(1);
-      if (kind === VALUE_UTF8 || kind === VALUE_RAW || kind === VALUE_CODEC) {
-        const payload = kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes;
-        const hasTtl = this.#defaultTtl > 0;
-        const size = recordSize(keys.length, bytes.length, hasTtl);
-        if (size <= this.#maxRecordBytes) {
-          arena.set(keys.bytes, keys.length, keys.kind, keys.hash, kind, payload, bytes.length, hasTtl ? Date.now() + this.#defaultTtl : 0, size);
-          return;
-        }
+      const entry = this.#sized(kind, kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes, bytes.length, keys.length, this.#defaultTtl);
+      if (entry !== null) {
+        arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+        entry.payload = null;
+        return;
       }
-      // A marker this cache cannot hold (or of an unknown kind): at least not stale.
     }
+    // A delete, or a marker this cache cannot hold (or of an unknown kind): at least not stale.
     arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
   }
 

@@ -154,7 +154,7 @@ export class KeyvArenaCache extends EventEmitter {
    * @param {string} [namespace] Keyv passes `store.namespace`
    */
   async *iterator(namespace = this.#namespace) {
-    const prefix = namespace ? `${namespace}:` : '';
+    const prefix = this.#prefix(namespace) ?? '';
     let keys;
     try {
       keys = this.#cache.keys();
@@ -175,8 +175,9 @@ export class KeyvArenaCache extends EventEmitter {
     if (this.#owned) this.#cache.close();
   }
 
-  #prefix() {
-    return this.#namespace ? `${this.#namespace}:` : null;
+  /** What the keys of `namespace` start with, or null for no namespace. */
+  #prefix(namespace = this.#namespace) {
+    return namespace ? `${namespace}:` : null;
   }
 
   /**

@@ -11,30 +11,20 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { ArenaCacheError, codes, describe } from '../../errors.js';
 import { InvalidationBatch, keyHasPrefix } from './batch.js';
-import { OUTBOX_CLEAR, OUTBOX_SET } from './outbox.js';
+import { dropCounter, OUTBOX_CLEAR, OUTBOX_SET } from './outbox.js';
 import { resolveBusOptions } from './options.js';
 import { ReplayGuard } from './replay-guard.js';
-import { HEADER_BYTES, MAC_BYTES, encodeDatagrams, openDatagram } from './wire.js';
+import { HEADER_BYTES, MAC_BYTES, encodeDatagrams, entryCount, openDatagram } from './wire.js';
 import { UdpTransport } from './udp.js';
 import { RedisTransport } from './redis.js';
 import { kInvalidation } from './internal.js';
+import { KEY_STRING } from '../../arena/record.js';
 
-const KEY_STRING = 0; // record.js key kinds
 const REPLAY_MAX_NONCES = 1_000_000;
 /** An entry's bytes on the wire besides its key (and value): op, kind, key length. */
 const ENTRY_HEADER = 6;
 /** Messages the pump lets queue up behind the one being sent before it waits. */
 const MAX_IN_FLIGHT = 64;
-const DROP_COUNTER = {
-  oversize: 'dropOversize',
-  short: 'dropShort',
-  magic: 'dropMagic',
-  version: 'dropVersion',
-  mac: 'dropMac',
-  stale: 'dropStale',
-  replay: 'dropReplay',
-  garbled: 'dropGarbled',
-};
 
 export class InvalidationBus extends EventEmitter {
   #options;
@@ -187,7 +177,7 @@ export class InvalidationBus extends EventEmitter {
     const { overflowed, records } = this.#outbox.drain();
     const { prefixes, markers } = this.#options;
     if (overflowed) {
-      this.#outbox.count('overflows');
+      this.#outbox.count('invalidationOverflows');
       for (const invalidation of this.clearAll()) this.#batch.add(invalidation);
     }
     for (const record of records) {
@@ -221,7 +211,7 @@ export class InvalidationBus extends EventEmitter {
       const sent = Promise.resolve()
         .then(() => this.#transport.send(chunk))
         .catch((error) => {
-          this.#outbox.count('sendErrors');
+          this.#outbox.count('invalidationSendErrors');
           this.transportError(error);
         })
         .finally(() => {
@@ -257,7 +247,7 @@ export class InvalidationBus extends EventEmitter {
         // cannot stay stale there (counted as an overflow).
         if (!cleared) sealed.push(...this.clearAll());
         cleared = true;
-        this.#outbox.count('overflows');
+        this.#outbox.count('invalidationOverflows');
         continue;
       }
       sealed.push(entry);
@@ -277,7 +267,7 @@ export class InvalidationBus extends EventEmitter {
       this.transportError(error);
     }
     if (!opened.ok) {
-      this.#outbox.count(DROP_COUNTER[opened.reason]);
+      this.#outbox.count(dropCounter(opened.reason));
       this.emit('drop', { transport: name, reason: opened.reason, bytes: message.length });
       return;
     }
@@ -294,17 +284,17 @@ export class InvalidationBus extends EventEmitter {
   sent(message) {
     const name = this.#transport.name;
     this.#outbox.count(`${name}BatchesSent`);
-    this.#outbox.count(`${name}KeysSent`, message.readUInt16BE(6));
+    this.#outbox.count(`${name}KeysSent`, entryCount(message));
   }
 
   sendFailed(error, to) {
-    this.#outbox.count('sendErrors');
+    this.#outbox.count('invalidationSendErrors');
     this.transportError(Object.assign(error, { peer: to }));
   }
 
   /** Redis is back: drop (or keep) what may have missed peers' invalidations meanwhile. */
   reconnected() {
-    this.#outbox.count('reconnects');
+    this.#outbox.count('redisReconnects');
     const policy = this.#options.redis.onReconnect;
     if (policy === 'clear') this.#apply(this.clearAll());
     this.emit('reconnect', { transport: this.#transport.name, policy });

@@ -66,7 +66,7 @@ function checkPrefixList(list, name) {
 }
 
 /** "host:port", "[v6]:port" or { address, port } as { address, port }. */
-export function parsePeer(peer, name) {
+function parsePeer(peer, name) {
   let address;
   let port;
   if (typeof peer === 'string') {

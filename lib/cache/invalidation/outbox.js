@@ -34,7 +34,15 @@ const W_NOTIFY_AT = 22; // wake the bus once this many records are waiting (0: n
 const W_WAKE = 23; // the word the bus sleeps on
 const W_CLAIMS = 24; // claims made so far: the running bus's claim is its token
 
-/** Counters shared by every thread of the process (see stats()). */
+/** The reasons openDatagram() gives for refusing a message. */
+export const DROP_REASONS = Object.freeze(['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled']);
+
+/** The counter (and stats() field) of drops for `reason`: 'mac' -> 'invalidationDropsMac'. */
+export function dropCounter(reason) {
+  return `invalidationDrops${reason[0].toUpperCase()}${reason.slice(1)}`;
+}
+
+/** Counters shared by every thread of the process, named as the stats() fields they are. */
 export const COUNTERS = Object.freeze([
   'udpBatchesSent',
   'udpKeysSent',
@@ -44,20 +52,12 @@ export const COUNTERS = Object.freeze([
   'redisKeysSent',
   'redisBatchesReceived',
   'redisKeysReceived',
-  'sendErrors',
-  'overflows',
-  'reconnects',
-  // drops, by the reason openDatagram() gives
-  'dropOversize',
-  'dropShort',
-  'dropMagic',
-  'dropVersion',
-  'dropMac',
-  'dropStale',
-  'dropReplay',
-  'dropGarbled',
+  'redisReconnects',
+  'invalidationSendErrors',
+  'invalidationOverflows',
+  ...DROP_REASONS.map(dropCounter),
 ]);
-export const COUNTER = Object.freeze(Object.fromEntries(COUNTERS.map((name, i) => [name, i])));
+const COUNTER = Object.freeze(Object.fromEntries(COUNTERS.map((name, i) => [name, i])));
 const COUNTER_BYTES = 8 * 32;
 
 /** Ops a producer records. */
@@ -66,7 +66,7 @@ export const OUTBOX_DELETE = 2;
 export const OUTBOX_CLEAR = 3;
 
 /** The default size of the record area: at ~20 bytes a record, tens of thousands of writes between drains. */
-export const OUTBOX_BYTES = 512 * 1024;
+const OUTBOX_BYTES = 512 * 1024;
 const RECORD_HEADER = 4;
 const MAX_KEY_BYTES = 0xffff;
 

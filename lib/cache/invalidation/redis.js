@@ -11,6 +11,7 @@
 import { ArenaCacheError, codes } from '../../errors.js';
 import { InvalidationBatch } from './batch.js';
 import { requireOptional } from '../optional-require.js';
+import { entryCount } from './wire.js';
 
 const RECONNECT_MAX_MS = 1000;
 /** A PUBLISH that gets no answer (Redis stalled, a half-open connection) fails after this and goes to the backlog. */
@@ -129,7 +130,7 @@ export class RedisTransport {
     let error = null;
     let at = 0;
     for (let i = 0; i < messages.length; i++) {
-      const count = messages[i].readUInt16BE(6);
+      const count = entryCount(messages[i]);
       if (results[i].status === 'fulfilled') this.#bus.sent(messages[i]);
       else {
         error ??= results[i].reason;
@@ -163,11 +164,6 @@ export class RedisTransport {
       if (!this.#closing) this.#publish(waiting).catch((error) => this.#bus.transportError(error));
     }, BACKLOG_RESEND_MS);
     this.#resendTimer.unref();
-  }
-
-  /** Invalidations waiting for Redis to come back. */
-  get backlog() {
-    return this.#backlogOverflowed ? Infinity : this.#backlog.size;
   }
 
   async close() {

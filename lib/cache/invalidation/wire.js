@@ -110,6 +110,11 @@ function seal(entries, size, key, senderId, now) {
   return datagram;
 }
 
+/** How many invalidations a sealed message carries (from its header). */
+export function entryCount(message) {
+  return message.readUInt16BE(6);
+}
+
 /**
  * Checks and parses one datagram. Never throws on bad input: resolves to
  * { ok: true, senderId, timestamp, invalidations } or { ok: false, reason }
@@ -127,7 +132,7 @@ export function openDatagram(datagram, { secret, guard, maxBytes = MAX_UDP_PAYLO
   const timestamp = datagram.readDoubleBE(16);
   const verdict = guard.check(datagram.toString('hex', 24, 40), timestamp, now);
   if (verdict !== null) return { ok: false, reason: verdict };
-  const invalidations = parseEntries(datagram, datagram.readUInt16BE(6), signed);
+  const invalidations = parseEntries(datagram, entryCount(datagram), signed);
   if (invalidations === null) return { ok: false, reason: 'garbled' };
   return { ok: true, senderId: datagram.subarray(8, 16), timestamp, invalidations };
 }
