@@ -4,14 +4,15 @@
       "target_name": "arenacache",
       "sources": [
         "src/native/addon.cc",
+        "src/native/beneath.cc",
         "src/native/dir_exchange.cc",
         "src/native/errors.cc",
         "src/native/external_shared_buffer.cc",
         "src/native/file_jobs.cc",
-        "src/native/file_loader.cc",
         "src/native/fs_sync.cc",
         "src/native/futex.cc",
         "src/native/mapped_file.cc",
+        "src/native/root_files.cc",
         "src/native/sha256.cc",
         "src/native/thread_identity.cc",
         "src/native/tree_scan.cc"

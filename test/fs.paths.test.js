@@ -84,4 +84,25 @@ test('bad arguments and options are specific errors', async (t) => {
   await assert.rejects(cfs.writeFile('x', 12), { name: 'TypeError', message: 'data must be a string, Buffer, TypedArray or DataView (got 12)' });
   await assert.rejects(cfs.writeFile('x', 'y', { mode: -1 }), { name: 'RangeError', message: 'options.mode must be a file mode from 0 to 0o7777 (got -1)' });
   await assert.rejects(cfs.rename(1, 'b'), { name: 'TypeError', message: 'from must be a string (got 1)' });
+  await assert.rejects(cfs.mkdir('m', { recursive: 1 }), { name: 'TypeError', message: 'options.recursive must be a boolean (got 1)' });
+  await assert.rejects(cfs.mkdir('m', { mode: 0o10000 }), { name: 'RangeError', message: 'options.mode must be a file mode from 0 to 0o7777 (got 4096)' });
+  await assert.rejects(cfs.mkdir('m', -1), { name: 'RangeError', message: 'options must be a file mode from 0 to 0o7777 (got -1)' });
+  await assert.rejects(cfs.mkdir('m', { parents: true }), { name: 'TypeError', message: 'options.parents is not a known option of mkdir(); they are recursive and mode' });
+  await assert.rejects(cfs.rm('docs', { recursive: 'yes' }), { name: 'TypeError', message: 'options.recursive must be a boolean (got "yes")' });
+  await assert.rejects(cfs.rm('docs', { force: 1 }), { name: 'TypeError', message: 'options.force must be a boolean (got 1)' });
+  await assert.rejects(cfs.rm('docs', { maxRetries: 3 }), { name: 'TypeError', message: 'options.maxRetries is not a known option of rm(); they are recursive and force' });
+  await assert.rejects(cfs.open('docs/a.txt', 'rw'), { name: 'RangeError', message: 'flags must be one of r, r+, rs+, w, wx, w+, wx+, a, ax, a+, ax+ (got "rw")' });
+  assert.equal(await cfs.mkdir('m', 0o700), undefined);
+  assert.equal(await cfs.mkdir('m/n/o', { recursive: true, mode: 0o700 }), 'm/n');
+  assert.ok((await cfs.stat('docs')).isDirectory(), 'nothing was removed by the refused calls');
+});
+
+test('close() waits for the calls in flight before letting go of the root; later calls fail', async (t) => {
+  const { cfs } = setup(t);
+  const reads = Array.from({ length: 20 }, () => cfs.readFile('docs/a.txt', 'utf8').catch((error) => error.code));
+  const closing = cfs.close();
+  assert.deepEqual(await Promise.all(reads), Array(20).fill('inside'));
+  await closing;
+  await assert.rejects(cfs.readFile('docs/a.txt'), { code: 'ERR_FS_CLOSED' });
+  assert.throws(() => cfs.statSync('docs'), { code: 'ERR_FS_CLOSED' });
 });

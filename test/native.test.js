@@ -85,6 +85,12 @@ test('without the addon the cache works and native features say why they are una
       'SharedCache.open() needs the arenacache native addon, which is unavailable: disabled by the environment variable ARENACACHE_NATIVE=off',
   });
   assert.equal(result.fileCreated, false, 'open() without the addon leaves no file behind');
+  assert.deepEqual(result.fsError, {
+    name: 'ArenaCacheError',
+    code: 'ERR_NATIVE_UNAVAILABLE',
+    message:
+      'CacheFS over a directory (it resolves every path beneath the root on descriptors) needs the arenacache native addon, which is unavailable: disabled by the environment variable ARENACACHE_NATIVE=off',
+  });
 });
 
 test('a package without a prebuilt binary or a local build explains why the addon is missing', () => {

@@ -1,6 +1,6 @@
 // The arguments of readFile/writeFile-style calls, checked once for every
 // filesystem of the package (CacheFS and InodeFS): encodings, options
-// objects, data to write.
+// objects, data to write, open flags.
 
 import { describe } from '../errors.js';
 import { checkInteger, checkObject } from '../cache/options.js';
@@ -38,6 +38,36 @@ export function writeOptions(options, method) {
   return { encoding, mode: options.mode };
 }
 
+/** { recursive, mode } of mkdir's `options`: a mode, or { recursive, mode }, as node:fs takes them. */
+export function mkdirOptions(options) {
+  if (options === undefined || options === null) return { recursive: false, mode: 0o777 };
+  if (typeof options === 'number') {
+    checkMode(options, 'options');
+    return { recursive: false, mode: options };
+  }
+  checkObject(options, 'options');
+  for (const name of Object.keys(options)) {
+    if (name !== 'recursive' && name !== 'mode') throw new TypeError(`options.${name} is not a known option of mkdir(); they are recursive and mode`);
+  }
+  const { recursive = false, mode = 0o777 } = options;
+  if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
+  checkMode(mode, 'options.mode');
+  return { recursive, mode };
+}
+
+/** { recursive, force } of rm's `options`. node:fs's maxRetries and retryDelay are not offered: nothing is retried. */
+export function rmOptions(options) {
+  if (options === undefined || options === null) return { recursive: false, force: false };
+  checkObject(options, 'options');
+  for (const name of Object.keys(options)) {
+    if (name !== 'recursive' && name !== 'force') throw new TypeError(`options.${name} is not a known option of rm(); they are recursive and force`);
+  }
+  const { recursive = false, force = false } = options;
+  if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
+  if (typeof force !== 'boolean') throw new TypeError(`options.force must be a boolean (got ${describe(force)})`);
+  return { recursive, force };
+}
+
 /** Checks a file mode argument (permission bits, 0 to 0o7777) named `name`. */
 export function checkMode(mode, name) {
   checkInteger(mode, name, 0, 0o7777, 'a file mode from 0 to 0o7777');
@@ -52,4 +82,30 @@ export function toBytes(data, encoding) {
 
 export function decode(bytes, encoding) {
   return encoding === null ? bytes : bytes.toString(encoding);
+}
+
+/** node:fs open flags: what each allows and does. */
+const FLAGS = Object.freeze({
+  r: { read: true },
+  rs: { read: true, sync: true },
+  'r+': { read: true, write: true },
+  'rs+': { read: true, write: true, sync: true },
+  w: { write: true, create: true, truncate: true },
+  'w+': { read: true, write: true, create: true, truncate: true },
+  a: { write: true, create: true, append: true },
+  'a+': { read: true, write: true, create: true, append: true },
+  as: { write: true, create: true, append: true, sync: true },
+  'as+': { read: true, write: true, create: true, append: true, sync: true },
+});
+
+/** What open flags `flags` allow and do: { read, write, create, exclusive, truncate, append, sync }. */
+export function parseFlags(flags) {
+  if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
+  // 'wx', 'xw', 'ax+', ... : the exclusive form of the same flags.
+  const exclusive = flags.includes('x');
+  const base = FLAGS[flags.replace('x', '')];
+  if (base === undefined || (exclusive && !base.create) || flags.indexOf('x') !== flags.lastIndexOf('x')) {
+    throw new RangeError(`flags must be one of r, r+, rs+, w, wx, w+, wx+, a, ax, a+, ax+ (got ${describe(flags)})`);
+  }
+  return { read: false, write: false, create: false, truncate: false, append: false, sync: false, ...base, exclusive };
 }

@@ -44,7 +44,7 @@ import { backingFor } from './backing.js';
 import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
 import { WriteBack } from './write-back.js';
 import { AccessStats } from './access-stats.js';
-import { checkMode, decode, readEncoding, toBytes, writeOptions } from './arguments.js';
+import { checkMode, decode, mkdirOptions, parseFlags, readEncoding, rmOptions, toBytes, writeOptions } from './arguments.js';
 import { NearCache } from './near-cache.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
@@ -141,6 +141,7 @@ export class CacheFS extends EventEmitter {
     try {
       this.#root = backingFor(resolved.root);
     } catch (cause) {
+      if (cause.code === codes.ERR_NATIVE_UNAVAILABLE) throw cause;
       throw new ArenaCacheError(codes.ERR_FS_ROOT, `options.root ${typeof resolved.root === 'string' ? resolved.root : describe(resolved.root)} cannot be served: ${cause.message}`, { cause });
     }
     this.#cache = resolved.cache;
@@ -229,7 +230,9 @@ export class CacheFS extends EventEmitter {
 
   /** A read served from fresh metadata and cached data without any I/O, or null (then #readFlow runs). */
   #readHit(given) {
-    const key = this.#root.key(given);
+    const { key, target } = this.#root.resolve(given);
+    // "a.txt/" is not "a.txt": only the disk answers a path that asks for a directory.
+    if (target !== key) return null;
     const counters = this.#counters;
     let bytes = this.#near?.get(key);
     if (bytes !== undefined) {
@@ -309,13 +312,12 @@ export class CacheFS extends EventEmitter {
    */
   async open(path, flags = 'r', mode = 0o666) {
     this.#check();
-    const { key, absolute } = this.#root.resolve(path);
-    if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
+    const { key, target } = this.#root.resolve(path);
+    parseFlags(flags);
     checkMode(mode, 'mode');
-    this.#root.confine(absolute, path);
     // The descriptor must see what the cache serves: a dirty version goes to disk first.
     this.#flushKey(key);
-    const handle = await this.#root.async.open(absolute, flags, mode);
+    const handle = await this.#root.async.open(target, flags, mode);
     const files = {
       key,
       validateMs: this.#validateMs,
@@ -411,6 +413,7 @@ export class CacheFS extends EventEmitter {
   }
 
   #warmRead(given) {
+    if (this.#closed) return Promise.reject(closedError());
     return this.#readHit(given) ?? runAsync(this.#readFlow(given), this.#root.async);
   }
 
@@ -531,7 +534,11 @@ export class CacheFS extends EventEmitter {
     exitWork.delete(this.#exitWork);
     if (this.#flushing !== null) await this.#flushing;
     if (this.#access !== null) await this.#access.save();
-    if (this.#writeMode === 'write-back') await this.#flushKeys(this.#writeBack.dirtyKeys());
+    try {
+      if (this.#writeMode === 'write-back') await this.#flushKeys(this.#writeBack.dirtyKeys());
+    } finally {
+      this.#root.close?.();
+    }
   }
 
   async #flushKeys(keys) {
@@ -596,13 +603,8 @@ export class CacheFS extends EventEmitter {
   #flushKey(key) {
     const writeBack = this.#writeBack;
     if (writeBack === null || !writeBack.anyDirty()) return false;
-    const destination = () => {
-      const absolute = this.#root.absolute(key);
-      // A symbolic link put in its way since it was written must not lead the write out of the root.
-      this.#root.confine(absolute, key);
-      return absolute;
-    };
-    return writeBack.flush(key, destination, (stats, content) => this.#remember(key, statRecord(stats, Date.now()), content));
+    // The backing writes beneath the root: a symbolic link put in the way since cannot lead the write out.
+    return writeBack.flush(key, (stats, content) => this.#remember(key, statRecord(stats, Date.now()), content));
   }
 
   /** Flushes dirty `key` and every dirty file under it (before a structure change moves or removes them on disk). */
@@ -617,10 +619,15 @@ export class CacheFS extends EventEmitter {
   // --- the operations, written once for both forms (see io.js)
 
   *#readFlow(given) {
-    const { key, absolute } = this.#root.resolve(given);
+    const { key, target } = this.#root.resolve(given);
     const counters = this.#counters;
     counters.reads++;
-    const record = yield* this.#freshRecord(key, absolute, given);
+    if (target !== key) {
+      // "x/" or "x/." never names a file: the disk fails it as node:fs does (ENOTDIR, EISDIR).
+      counters.readMisses++;
+      return (yield ['load', target]).data;
+    }
+    const record = yield* this.#freshRecord(key);
     if (record !== undefined && isFileRecord(record)) {
       const bytes = this.#cachedContent(record);
       if (bytes !== null) {
@@ -638,8 +645,7 @@ export class CacheFS extends EventEmitter {
       }
     }
     counters.readMisses++;
-    this.#root.confine(absolute, given);
-    const { before, data, after } = yield* this.#load(key, absolute);
+    const { before, data, after } = yield* this.#load(key);
     // Cache only what was read from one unchanging version of the file (not a dirty version from the store).
     if (after !== undefined) {
       const loaded = statRecord(after, Date.now());
@@ -656,28 +662,29 @@ export class CacheFS extends EventEmitter {
    * tells whether one overlapped the read, which is then repeated, or
    * answered from the store ({ data }) if the file is dirty again.
    */
-  *#load(key, absolute) {
+  *#load(key) {
     const writeBack = this.#writeBack;
-    if (writeBack === null) return yield ['load', absolute];
+    if (writeBack === null) return yield ['load', key];
     const fromStore = (name, content) => ({ data: content });
     for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
       const sequence = writeBack.sequence(key);
-      const loaded = yield ['load', absolute];
+      const loaded = yield ['load', key];
       if (sequence % 2 === 0 && writeBack.sequence(key) === sequence) return loaded;
       const dirty = writeBack.read(key, fromStore);
       if (dirty !== null) return dirty;
     }
     // Flushes keep overlapping: read under the lock, where none can.
-    return writeBack.read(key, fromStore, () => this.#root.sync.load(absolute));
+    return writeBack.read(key, fromStore, () => this.#root.sync.load(key));
   }
 
   *#statFlow(given) {
-    const { key, absolute } = this.#root.resolve(given);
+    const { key, target } = this.#root.resolve(given);
     this.#counters.stats++;
-    let record = yield* this.#freshRecord(key, absolute, given);
+    let record = yield* this.#freshRecord(key);
+    // "a.txt/" asks for a directory: a file's record does not answer it (the disk says ENOTDIR).
+    if (record !== undefined && target !== key && !isDirectoryRecord(record)) record = undefined;
     if (record === undefined) {
-      this.#root.confine(absolute, given);
-      record = statRecord(yield ['stat', absolute], Date.now());
+      record = statRecord(yield ['stat', target], Date.now());
       this.#setRecord(this.#metaKey(key), record);
     } else {
       this.#counters.statHits++;
@@ -686,21 +693,20 @@ export class CacheFS extends EventEmitter {
   }
 
   *#readdirFlow(given) {
-    const { key, absolute } = this.#root.resolve(given);
-    let record = yield* this.#freshRecord(key, absolute, given);
-    this.#root.confine(absolute, given);
+    const { key, target } = this.#root.resolve(given);
+    let record = yield* this.#freshRecord(key);
     if (record === undefined) {
-      record = statRecord(yield ['stat', absolute], Date.now());
+      record = statRecord(yield ['stat', target], Date.now());
       this.#setRecord(this.#metaKey(key), record);
     }
     // A file: node:fs gives ENOTDIR.
-    if (!isDirectoryRecord(record)) return yield ['readdir', absolute];
+    if (!isDirectoryRecord(record)) return yield ['readdir', target];
     if (record.nonce !== undefined) {
       const cached = this.#cache.get(`fs\0l\0${record.nonce}`);
       if (cached !== undefined) return cached;
     }
-    const names = yield ['readdir', absolute];
-    const after = statRecord(yield ['stat', absolute], Date.now());
+    const names = yield ['readdir', target];
+    const after = statRecord(yield ['stat', target], Date.now());
     if (sameVersion(record, after)) {
       // Like file data, a listing is named by a nonce in the directory's record.
       after.nonce = newNonce();
@@ -711,19 +717,24 @@ export class CacheFS extends EventEmitter {
   }
 
   *#writeFlow(given, data, options, append) {
-    const { key, absolute } = this.#root.resolve(given);
+    const { key, target } = this.#root.resolve(given);
     const { encoding, mode } = writeOptions(options, append ? 'appendFile' : 'writeFile');
     const bytes = toBytes(data, encoding);
-    this.#root.confine(absolute, given);
+    if (target !== key) {
+      // "x/" or "x/." names a directory, which the disk refuses to write as node:fs does (EISDIR, ENOTDIR, ENOENT).
+      yield ['store', target, bytes, append ? 'a' : 'w', mode ?? 0o666];
+      this.#cache.delete(this.#metaKey(key));
+      return;
+    }
     if (this.#writeMode === 'write-back' && bytes.length <= this.#maxFileBytes && this.#writeBack.fits(key)) {
-      if (yield* this.#writeBackFlow(key, absolute, bytes, append, mode ?? 0o666)) return;
+      if (yield* this.#writeBackFlow(key, bytes, append, mode ?? 0o666)) return;
     }
     // A dirty version must not land on top of this write later.
     this.#flushKey(key);
     // What the cache holds now: an append can extend it instead of rereading.
     const previous = append ? this.#getRecord(this.#metaKey(key)) : undefined;
     const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
-    const stats = yield ['store', absolute, bytes, append ? 'a' : 'w', mode ?? 0o666];
+    const stats = yield ['store', key, bytes, append ? 'a' : 'w', mode ?? 0o666];
     this.#counters.writes++;
     this.#counters.bytesWritten += bytes.length;
     this.#forgetParent(key);
@@ -744,19 +755,19 @@ export class CacheFS extends EventEmitter {
    * A write kept dirty in the block store; false when it must go to disk
    * instead (the file would outgrow maxFileBytes).
    */
-  *#writeBackFlow(key, absolute, bytes, append, mode) {
+  *#writeBackFlow(key, bytes, append, mode) {
     let base = this.#getRecord(this.#metaKey(key));
     if (base === undefined || !isFileRecord(base)) {
       // The path exists on disk from the first write on (readdir lists it);
       // a directory or a missing parent fails here as node:fs would.
-      base = statRecord(yield ['store', absolute, NOTHING, CREATE, mode], Date.now());
+      base = statRecord(yield ['store', key, NOTHING, CREATE, mode], Date.now());
       this.#forgetParent(key);
     }
-    const outcome = this.#writeBack.write(key, absolute, bytes, {
+    const outcome = this.#writeBack.write(key, bytes, {
       append,
       mode,
       limit: this.#maxFileBytes,
-      base: () => this.#root.sync.readFile(absolute),
+      base: () => this.#root.sync.readFile(key),
       publish: (size, mtimeMs, stats, whole) => {
         // Spilled: written to disk, as write-through would have.
         if (stats !== undefined) return this.#remember(key, statRecord(stats, Date.now()), whole);
@@ -782,20 +793,20 @@ export class CacheFS extends EventEmitter {
   }
 
   *#structureFlow(operation, given, options) {
-    const { key, absolute } = this.#root.resolve(given);
+    const { key, target } = this.#root.resolve(given);
     if (key === '' && operation !== 'mkdir') throw new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is the root itself, which CacheFS does not remove`);
-    this.#root.confine(absolute, given);
+    const settings = operation === 'mkdir' ? mkdirOptions(options) : operation === 'rm' ? rmOptions(options) : undefined;
     if (operation !== 'mkdir') this.#flushUnder(key);
-    const result = yield [operation, absolute, options];
+    const result = yield [operation, target, settings];
     this.#cache.delete(this.#metaKey(key));
     this.#forgetParent(key);
     // A removed directory takes its descendants' paths with it.
     if (operation === 'rm') this.#newGeneration();
     if (typeof result !== 'string') return undefined;
-    // mkdir({ recursive: true }) gives the first directory it created (as a
-    // path inside the root): it and every directory below it are new, so
+    // mkdir({ recursive: true }) gives the first directory it created
+    // (relative to the root): it and every directory below it are new, so
     // their parents' listings changed, up to the one that already existed.
-    const first = path.relative(this.#root.path, result);
+    const first = result;
     for (let created = key; created !== first && created !== '.'; created = path.posix.dirname(created)) this.#forgetParent(created);
     this.#forgetParent(first);
     return first;
@@ -803,12 +814,10 @@ export class CacheFS extends EventEmitter {
 
   *#renameFlow(from, to) {
     const source = this.#root.resolve(from, 'from');
-    const target = this.#root.resolve(to, 'to');
-    this.#root.confine(source.absolute, from);
-    this.#root.confine(target.absolute, to);
+    const destination = this.#root.resolve(to, 'to');
     this.#flushUnder(source.key);
-    this.#flushUnder(target.key);
-    yield ['rename', source.absolute, target.absolute];
+    this.#flushUnder(destination.key);
+    yield ['rename', source.target, destination.target];
     // Every path under a renamed directory changed: start a new generation.
     this.#newGeneration();
   }
@@ -821,19 +830,18 @@ export class CacheFS extends EventEmitter {
    * (also when the file is gone: the caller's disk call then fails as
    * node:fs does).
    */
-  *#freshRecord(key, absolute, given) {
+  *#freshRecord(key) {
     const metaKey = this.#metaKey(key);
     const record = this.#getRecord(metaKey);
     const now = Date.now();
     if (record !== undefined && now - record.checkedAt < this.#validateMs) return record;
     // A dirty file's disk version is behind: its record comes from the block store.
-    if (this.#writeBack?.isDirty(key)) return yield* this.#dirtyRecord(key, absolute, given, record);
+    if (this.#writeBack?.isDirty(key)) return yield* this.#dirtyRecord(key, record);
     if (record === undefined) return undefined;
     this.#counters.validations++;
-    this.#root.confine(absolute, given);
     let fresh;
     try {
-      fresh = statRecord(yield ['stat', absolute], now);
+      fresh = statRecord(yield ['stat', key], now);
     } catch (error) {
       this.#cache.delete(metaKey);
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
@@ -853,10 +861,9 @@ export class CacheFS extends EventEmitter {
    * same dirty version), cached under the file's lock. Undefined if it was
    * flushed meanwhile (the disk is then current).
    */
-  *#dirtyRecord(key, absolute, given, cached) {
+  *#dirtyRecord(key, cached) {
     this.#counters.validations++;
-    this.#root.confine(absolute, given);
-    const disk = statRecord(yield ['stat', absolute], Date.now());
+    const disk = statRecord(yield ['stat', key], Date.now());
     return this.#writeBack.state(key, (name) => {
       if (name === null) return undefined;
       const record = dirtyVersion(disk, name.size, name.mtimeMs, disk.checkedAt);

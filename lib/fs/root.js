@@ -1,9 +1,10 @@
 // Paths relative to a root.
 //
 // Every path a CacheFS call takes is relative to its root (a leading "/" is
-// the root itself). A path that leaves the root lexically ("../x") is refused
-// before anything is looked up; one that leaves it through a symbolic link
-// is the backing's to refuse (see DiskBacking#confine in backing.js).
+// the root itself). ".." is resolved lexically, before anything is looked
+// up (as path.posix.normalize does), and one that would climb above the root
+// is refused. What the disk then resolves (symbolic links) is resolved
+// beneath the root by the backing (see disk.js), never by a path check here.
 
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
@@ -12,45 +13,50 @@ export function outside(given, root) {
   return new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is outside the root ${root}`);
 }
 
-/** Paths whose keys are remembered, at most. */
-const KEY_MEMO_SIZE = 4096;
+/** Paths whose resolution is remembered, at most. */
+const MEMO_SIZE = 4096;
 
 export class Root {
-  #keys = new Map();
+  #paths = new Map();
 
-  /** @param {string} root the path keys are relative to (absolute() joins them to it) */
+  /** @param {string} root the real path of the root, or "/" for an InodeFS */
   constructor(root) {
     this.path = root;
   }
 
   /**
-   * The key of `given` inside the root ("" for the root, "a/b" otherwise).
-   * Lexical only: no disk access. Recent answers are remembered (the same
-   * few paths are asked for again and again).
+   * { key, target } of `given`. `key` names the entry in the cache: "" for
+   * the root, "a/b" otherwise. `target` is what the backing is asked for:
+   * the key, with a trailing "/" or "/." kept, since "a.txt/" is not
+   * "a.txt" (node:fs answers ENOTDIR for a file). Lexical only: no disk
+   * access. Recent answers are remembered (the same few paths are asked
+   * for again and again).
    */
-  key(given, name = 'path') {
-    const known = this.#keys.get(given);
+  resolve(given, name = 'path') {
+    const known = this.#paths.get(given);
     if (known !== undefined) return known;
     if (typeof given !== 'string') throw new TypeError(`${name} must be a string (got ${describe(given)})`);
     if (given.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(given)})`);
-    // Relative to the root ("/a" is "a"); ".." that would climb above it is refused, not clamped.
-    const normalized = path.posix.normalize(given.replace(/^\/+/, '') || '.');
+    const relative = given.replace(/^\/+/, '');
+    // ".." that would climb above the root is refused, not clamped.
+    const normalized = path.posix.normalize(relative || '.');
     if (normalized === '..' || normalized.startsWith('../')) throw outside(given, this.path);
     const key = normalized === '.' ? '' : normalized.replace(/\/$/, '');
-    if (this.#keys.size >= KEY_MEMO_SIZE) this.#keys.clear();
-    this.#keys.set(given, key);
-    return key;
+    const resolved = Object.freeze({ key, target: key === '' ? '' : key + directorySuffix(relative) });
+    if (this.#paths.size >= MEMO_SIZE) this.#paths.clear();
+    this.#paths.set(given, resolved);
+    return resolved;
   }
 
-  /** The absolute path of a key. */
-  absolute(key) {
-    if (key === '') return this.path;
-    return this.path.endsWith('/') ? `${this.path}${key}` : `${this.path}/${key}`;
+  /** The key of `given` (see resolve()). */
+  key(given, name = 'path') {
+    return this.resolve(given, name).key;
   }
+}
 
-  /** { key, absolute } of `given` (see key()). */
-  resolve(given, name = 'path') {
-    const key = this.key(given, name);
-    return { key, absolute: this.absolute(key) };
-  }
+/** "/." for a path ending in a "." component ("a/." or "a/./"), "/" for one ending in "/", else "". */
+function directorySuffix(relative) {
+  const trimmed = relative.replace(/\/+$/, '');
+  if (trimmed === '.' || trimmed.endsWith('/.')) return '/.';
+  return trimmed.length < relative.length ? '/' : '';
 }

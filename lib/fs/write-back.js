@@ -58,7 +58,7 @@ export class WriteBack {
    * @param {import('../cache/block-store.js').BlockStore} blocks
    * @param {string} rootId 12 characters naming the root
    * @param {Record<string, number>} counters lostWrites, spilledWrites, flushedFiles, flushedBytes
-   * @param {(path: string, data: Buffer, mode: number) => object} rewrite the backing's in-place whole-file write (io.js rewriteSync), resolving to stats
+   * @param {(key: string, data: Buffer, mode: number) => object} rewrite the backing's synchronous in-place whole-file write of a key (beneath the root), returning the stats after it
    */
   constructor(blocks, rootId, counters, rewrite) {
     this.#rewrite = rewrite;
@@ -185,12 +185,12 @@ export class WriteBack {
    * yet: read synchronously, under the lock). `publish(size, mtimeMs)` runs
    * under the lock afterwards, so the cache's view changes in the same order
    * as the store's. Returns 'dirty'; 'spilled' when the store had no room
-   * (or another path holds the file id) and the file was written to
-   * `absolute` instead; `publish` then gets the disk's stats and the whole
+   * (or another path holds the file id) and the file was written to disk
+   * instead; `publish` then gets the disk's stats and the whole
    * contents as third and fourth arguments. Returns 'too-large', writing
    * nothing, when the file would outgrow `limit` bytes.
    */
-  write(key, absolute, content, { append, mode, limit, base, publish }) {
+  write(key, content, { append, mode, limit, base, publish }) {
     return this.#withFile(key, (file, name, other) => {
       const mtimeMs = Date.now();
       let position = 0;
@@ -200,7 +200,7 @@ export class WriteBack {
       const size = position + data.length;
       if (size > limit) return 'too-large';
       const record = { size, mtimeMs, mode: name?.mode ?? mode, key };
-      if (other) return this.#spill(file, absolute, data, record, publish, false);
+      if (other) return this.#spill(file, key, data, record, publish, false);
       try {
         this.#writeName(file, WRITING, record);
         this.#blocks.write(file, position, data);
@@ -210,15 +210,15 @@ export class WriteBack {
         // Whatever made it into blocks is dropped; the disk gets the whole file.
         const whole = position === 0 ? data : Buffer.concat([this.#blocks.read(file, 0, position) ?? Buffer.alloc(0), data]);
         if (whole.length !== size) throw error;
-        return this.#spill(file, absolute, whole, record, publish, true);
+        return this.#spill(file, key, whole, record, publish, true);
       }
       publish(size, mtimeMs);
       return 'dirty';
     });
   }
 
-  #spill(file, absolute, whole, record, publish, drop) {
-    const stats = this.#rewrite(absolute, whole, record.mode);
+  #spill(file, key, whole, record, publish, drop) {
+    const stats = this.#rewrite(key, whole, record.mode);
     if (drop) this.#blocks.drop(file);
     this.#counters.spilledWrites++;
     publish(record.size, record.mtimeMs, stats, whole);
@@ -226,17 +226,16 @@ export class WriteBack {
   }
 
   /**
-   * Writes dirty `key` to disk and makes it clean: to the path `destination()`
-   * returns (called only when `key` is dirty, under the lock, so it may check
-   * the path); `flushed(stats, content)` runs under the lock after the write.
-   * Returns whether it was dirty. A failed write leaves it dirty and throws.
+   * Writes dirty `key` to disk and makes it clean; `flushed(stats,
+   * content)` runs under the lock after the write. Returns whether it was
+   * dirty. A failed write leaves it dirty and throws.
    */
-  flush(key, destination, flushed) {
+  flush(key, flushed) {
     return this.#withFile(key, (file, name) => {
       if (name === null) return false;
       const content = this.#content(file, name);
       if (content === null) return false;
-      const stats = this.#rewrite(destination(), content, name.mode);
+      const stats = this.#rewrite(key, content, name.mode);
       this.#blocks.drop(file);
       this.#counters.flushedFiles++;
       this.#counters.flushedBytes += content.length;

@@ -20,25 +20,27 @@ export class InodeBacking extends Root {
     super('/');
     // By real path: one store spelled two ways is one root in a shared cache.
     this.id = `inodefs:${realpathSync(ifs.path)}`;
-    const store = (path, data, flag, mode) => ifs.storeSync(path, data, HOW.get(flag), mode);
+    // Targets are relative to the root; the InodeFS takes absolute paths.
+    const at = (target) => `/${target}`;
+    const store = (target, data, flag, mode) => ifs.storeSync(at(target), data, HOW.get(flag), mode);
     this.sync = {
-      stat: (path) => ifs.statSync(path),
-      load: (path) => ifs.loadSync(path),
-      readdir: (path) => ifs.readdirSync(path),
+      stat: (target) => ifs.statSync(at(target)),
+      load: (target) => ifs.loadSync(at(target)),
+      readdir: (target) => ifs.readdirSync(at(target)),
       store,
-      mkdir: (path, options) => ifs.mkdirSync(path, options),
-      unlink: (path) => ifs.unlinkSync(path),
-      rename: (from, to) => ifs.renameSync(from, to),
-      rm: (path, options) => ifs.rmSync(path, options),
-      rewrite: (path, data, mode) => store(path, data, 'w', mode),
-      readFile: (path) => ifs.readFileSync(path),
+      mkdir: (target, options) => {
+        const first = ifs.mkdirSync(at(target), options);
+        return first === undefined ? undefined : first.slice(1);
+      },
+      unlink: (target) => ifs.unlinkSync(at(target)),
+      rename: (from, to) => ifs.renameSync(at(from), at(to)),
+      rm: (target, options) => ifs.rmSync(at(target), options),
+      rewrite: (target, data, mode) => store(target, data, 'w', mode),
+      readFile: (target) => ifs.readFileSync(at(target)),
     };
     this.async = {
       ...Object.fromEntries(Object.entries(this.sync).map(([name, operation]) => [name, async (...args) => operation(...args)])),
-      open: (path, flags, mode) => ifs.open(path, flags, mode),
+      open: (target, flags, mode) => ifs.open(at(target), flags, mode),
     };
   }
-
-  /** An InodeFS has no outside: its links resolve inside it. */
-  confine() {}
 }

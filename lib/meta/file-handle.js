@@ -8,36 +8,11 @@
 // POSIX. Each write is one transaction.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
+import { parseFlags } from '../fs/arguments.js';
 import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
 import { CachedStats } from '../fs/stats.js';
 import { fsError, missingContent } from './errors.js';
 import { touch } from './store.js';
-
-/** node:fs open flags: what each allows and does. */
-const FLAGS = Object.freeze({
-  r: { read: true },
-  rs: { read: true },
-  'r+': { read: true, write: true },
-  'rs+': { read: true, write: true },
-  w: { write: true, create: true, truncate: true },
-  'w+': { read: true, write: true, create: true, truncate: true },
-  a: { write: true, create: true, append: true },
-  'a+': { read: true, write: true, create: true, append: true },
-  as: { write: true, create: true, append: true },
-  'as+': { read: true, write: true, create: true, append: true },
-});
-
-/** What open flags `flags` allow and do: { read, write, create, exclusive, truncate, append }. */
-export function parseFlags(flags) {
-  if (typeof flags !== 'string') throw new TypeError(`flags must be a string such as 'r' or 'w+' (got ${describe(flags)})`);
-  // 'wx', 'xw', 'ax+', ... : the exclusive form of the same flags.
-  const exclusive = flags.includes('x');
-  const base = FLAGS[flags.replace('x', '')];
-  if (base === undefined || (exclusive && !base.create) || flags.indexOf('x') !== flags.lastIndexOf('x')) {
-    throw new RangeError(`flags must be one of r, r+, rs+, w, wx, w+, wx+, a, ax, a+, ax+ (got ${describe(flags)})`);
-  }
-  return { read: false, write: false, create: false, truncate: false, append: false, ...base, exclusive };
-}
 
 // A handle dropped without close() would hold its file forever (a removed
 // file would never go): let go of it when the handle is collected.

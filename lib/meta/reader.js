@@ -6,7 +6,8 @@ import { decode, readEncoding } from '../fs/arguments.js';
 import { CachedStats } from '../fs/stats.js';
 import { describe } from '../errors.js';
 import { checkTarget, copyTree, diskTarget } from './copy.js';
-import { InodeFileHandle, parseFlags } from './file-handle.js';
+import { parseFlags } from '../fs/arguments.js';
+import { InodeFileHandle } from './file-handle.js';
 import { fsError, missingContent } from './errors.js';
 import { resolve } from './resolve.js';
 

@@ -4,10 +4,10 @@
 
 #include "dir_exchange.h"
 #include "file_jobs.h"
-#include "file_loader.h"
 #include "fs_sync.h"
 #include "futex.h"
 #include "mapped_file.h"
+#include "root_files.h"
 #include "thread_identity.h"
 #include "tree_scan.h"
 
@@ -15,13 +15,13 @@ static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
   arenacache::ThreadIdentity::Init(env, exports);
   arenacache::MappedFile::Init(env, exports);
   arenacache::Futex::Init(env, exports);
-  arenacache::FileLoader::Init(env, exports);
+  arenacache::RootFiles::Init(env, exports);
   arenacache::TreeScan::Init(env, exports);
   arenacache::FileJobs::Init(env, exports);
   arenacache::DirExchange::Init(env, exports);
   arenacache::FsSync::Init(env, exports);
   // Bumped whenever the JS wrappers in lib/native.js need a different addon.
-  exports.Set("abiVersion", Napi::Number::New(env, 4));
+  exports.Set("abiVersion", Napi::Number::New(env, 5));
   return exports;
 }
 

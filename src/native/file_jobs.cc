@@ -16,7 +16,7 @@
 
 #include "columns.h"
 #include "errors.h"
-#include "open_beneath.h"
+#include "beneath.h"
 
 namespace arenacache {
 

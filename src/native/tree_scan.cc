@@ -13,7 +13,7 @@
 
 #include "columns.h"
 #include "errors.h"
-#include "open_beneath.h"
+#include "beneath.h"
 #include "sha256.h"
 
 namespace arenacache {

@@ -1,8 +1,10 @@
 // Run with ARENACACHE_NATIVE=off: the in-memory cache works, native features
 // explain why they are unavailable.
 import { statSync } from 'node:fs';
+import os from 'node:os';
 import { currentThreadId, isThreadAlive, nativeAvailable, nativeUnavailableReason } from '../../lib/native.js';
 import { SharedCache } from '../../lib/index.js';
+import { CacheFS } from '../../lib/fs/index.js';
 
 const cache = new SharedCache({ memoryBytes: 2 ** 20 });
 cache.set('k', { works: true });
@@ -19,6 +21,13 @@ try {
 } catch {
   fileCreated = false;
 }
+// CacheFS resolves paths beneath its root only through the addon: a directory is refused.
+let fsError = null;
+try {
+  new CacheFS({ root: os.tmpdir(), cache });
+} catch (e) {
+  fsError = { name: e.name, code: e.code, message: e.message };
+}
 await cache.flush();
 console.log(
   JSON.stringify({
@@ -29,5 +38,6 @@ console.log(
     alive: isThreadAlive(process.pid, 1),
     error,
     fileCreated,
+    fsError,
   }),
 );

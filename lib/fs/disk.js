@@ -1,0 +1,184 @@
+// A directory on disk as a CacheFS backing.
+//
+// The root is opened once and every operation is the addon's RootFiles on a
+// path relative to that descriptor (src/native/root_files.h): resolved
+// beneath the root by the kernel (openat2 RESOLVE_BENEATH) or one component
+// at a time on descriptors, with *at calls for what changes a directory.
+// Checking a path and then using it by name would let anyone who can write
+// inside the root swap a directory for a symbolic link in between and lead
+// the use outside; here there is no second lookup to race. Links are
+// followed while they stay beneath the root, and refused
+// (ERR_PATH_OUTSIDE_ROOT) where they leave it.
+//
+// Without the addon there is no such resolution in JavaScript, so a
+// directory is not served at all (ERR_NATIVE_UNAVAILABLE): see the README.
+
+import * as fs from 'node:fs';
+import { promisify } from 'node:util';
+import { ArenaCacheError, codes } from '../errors.js';
+import * as native from '../native.js';
+import { parseFlags } from './arguments.js';
+import { CREATE } from './io.js';
+import { outside, Root } from './root.js';
+
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_SYNC, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
+
+/** store()'s flags ('w' replaces, 'a' appends, CREATE only creates) as open(2) flags. */
+const STORE_FLAGS = new Map([
+  ['w', O_WRONLY | O_CREAT | O_TRUNC],
+  ['a', O_WRONLY | O_CREAT | O_APPEND],
+  [CREATE, CREATE],
+]);
+
+/** open(2) flags of parseFlags()'s answer. */
+function openFlags(access) {
+  let flags = access.read && access.write ? O_RDWR : access.write ? O_WRONLY : O_RDONLY;
+  if (access.create) flags |= O_CREAT;
+  if (access.exclusive) flags |= O_EXCL;
+  if (access.truncate) flags |= O_TRUNC;
+  if (access.append) flags |= O_APPEND;
+  if (access.sync) flags |= O_SYNC;
+  return flags;
+}
+
+export class DiskBacking extends Root {
+  #fd;
+  /** Calls on the thread pool not answered yet: the root's descriptor stays open until they are. */
+  #pending = 0;
+  #closing = false;
+
+  /** @param {string} root an existing directory */
+  constructor(root) {
+    native.requireNative('CacheFS over a directory (it resolves every path beneath the root on descriptors)');
+    const real = fs.realpathSync(root);
+    super(real);
+    this.id = real;
+    // O_NOFOLLOW: the real path names no link, unless one was swapped in since.
+    this.#fd = fs.openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    const fd = this.#fd;
+    const outsideError = (error) => (error?.code === 'ERR_PATH_OUTSIDE_ROOT' && !(error instanceof ArenaCacheError) ? outside(error.relative, real) : error);
+    const now = (op, target, dest = '', flags = 0, mode = 0, data = undefined) => {
+      this.#checkOpen();
+      try {
+        return native.rootFilesSync(op, fd, real, target, dest, flags, mode, data);
+      } catch (error) {
+        throw outsideError(error);
+      }
+    };
+    const settled = () => {
+      if (--this.#pending === 0 && this.#closing) this.#release();
+    };
+    const later = (op, target, dest = '', flags = 0, mode = 0, data = undefined) => {
+      this.#checkOpen();
+      const answer = native.rootFiles(op, fd, real, target, dest, flags, mode, data);
+      this.#pending++;
+      return answer.then(
+        (value) => {
+          settled();
+          return value;
+        },
+        (error) => {
+          settled();
+          throw outsideError(error);
+        },
+      );
+    };
+    this.sync = operations(now);
+    this.async = {
+      ...operations(later),
+      open: async (target, flags, mode) => new DescriptorHandle(await later(native.ROOT_OPEN, target, '', openFlags(parseFlags(flags)), mode)),
+    };
+  }
+
+  /**
+   * Closes the root's descriptor once the calls in flight are answered (its
+   * number, reused by another open meanwhile, would lead them elsewhere).
+   * Later calls fail with ERR_FS_CLOSED.
+   */
+  close() {
+    if (this.#closing) return;
+    this.#closing = true;
+    if (this.#pending === 0) this.#release();
+  }
+
+  #release() {
+    fs.closeSync(this.#fd);
+    this.#fd = -1;
+  }
+
+  #checkOpen() {
+    if (this.#closing) throw new ArenaCacheError(codes.ERR_FS_CLOSED, `the CacheFS of ${this.path} is closed: close() was called on it`);
+  }
+}
+
+// The same table for both forms; `call` is rootFilesSync or rootFiles.
+function operations(call) {
+  return {
+    stat: (target) => call(native.ROOT_STAT, target),
+    load: (target) => call(native.ROOT_LOAD, target),
+    readdir: (target) => call(native.ROOT_READDIR, target),
+    store: (target, data, flag, mode) => call(native.ROOT_STORE, target, '', STORE_FLAGS.get(flag), mode, data),
+    rewrite: (target, data, mode) => call(native.ROOT_REWRITE, target, '', 0, mode, data),
+    readFile: (target) => pick(call(native.ROOT_LOAD, target), 'data'),
+    mkdir: (target, { recursive, mode }) => call(native.ROOT_MKDIR, target, '', recursive ? native.ROOT_RECURSIVE : 0, mode),
+    unlink: (target) => call(native.ROOT_UNLINK, target),
+    rename: (from, to) => call(native.ROOT_RENAME, from, to),
+    rm: (target, { recursive, force }) => call(native.ROOT_RM, target, '', (recursive ? native.ROOT_RECURSIVE : 0) | (force ? native.ROOT_FORCE : 0)),
+  };
+}
+
+/** `result[name]`, for a result that may be a promise of it. */
+function pick(result, name) {
+  return result instanceof Promise ? result.then((value) => value[name]) : result[name];
+}
+
+const readAsync = promisify(fs.read);
+const writeAsync = promisify(fs.write);
+const ftruncateAsync = promisify(fs.ftruncate);
+const fstatAsync = promisify(fs.fstat);
+const closeAsync = promisify(fs.close);
+
+// A handle dropped without close() would keep its descriptor open for the
+// life of the process: close it when the handle is collected, as node:fs does.
+const unclosed = new FinalizationRegistry((fd) => {
+  fs.close(fd, () => {});
+  process.emitWarning(`a CacheFS file handle (descriptor ${fd}) was garbage-collected without close(); close() it when done`, { code: 'ARENACACHE_HANDLE_LEAK' });
+});
+
+/** A descriptor opened beneath the root, with the node:fs FileHandle methods CacheFileHandle uses. */
+class DescriptorHandle {
+  #fd;
+
+  constructor(fd) {
+    this.#fd = fd;
+    unclosed.register(this, fd, this);
+  }
+
+  get fd() {
+    return this.#fd;
+  }
+
+  read(buffer, offset, length, position) {
+    return readAsync(this.#fd, buffer, offset, length, position);
+  }
+
+  write(buffer, offset, length, position) {
+    return writeAsync(this.#fd, buffer, offset, length, position);
+  }
+
+  truncate(length) {
+    return ftruncateAsync(this.#fd, length);
+  }
+
+  stat() {
+    return fstatAsync(this.#fd);
+  }
+
+  async close() {
+    if (this.#fd < 0) return;
+    unclosed.unregister(this);
+    const fd = this.#fd;
+    this.#fd = -1;
+    await closeAsync(fd);
+  }
+}

@@ -1,0 +1,228 @@
+#include "beneath.h"
+
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <vector>
+
+namespace arenacache {
+
+namespace {
+
+// The kernel's own limit on links followed in one lookup.
+constexpr int kMaxLinks = 40;
+// openat2 fails with EAGAIN when a rename elsewhere raced a ".." of the
+// lookup; it is safe to try again.
+constexpr int kRetries = 8;
+
+// ARENACACHE_OPENAT2=off sends every lookup through the walk, as on a kernel
+// without openat2, so that the walk can be tested where openat2 exists.
+bool Openat2Enabled() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("ARENACACHE_OPENAT2");
+    return value == nullptr || std::strcmp(value, "off") != 0;
+  }();
+  return enabled;
+}
+
+// "a//b/" -> "a", "", "b", "": empty components are kept so that a trailing
+// slash still asks for a directory at the end.
+std::deque<std::string> Components(const std::string& path) {
+  std::deque<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = path.find('/', start);
+    if (slash == std::string::npos) {
+      parts.push_back(path.substr(start));
+      return parts;
+    }
+    parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+}
+
+// The descriptors of the directories walked below the root, innermost last:
+// ".." pops one, and popping the root itself is leaving it.
+class DirStack {
+ public:
+  explicit DirStack(int root) : root_(root) {}
+  ~DirStack() { Clear(); }
+  DirStack(const DirStack&) = delete;
+  DirStack& operator=(const DirStack&) = delete;
+
+  int Top() const { return dirs_.empty() ? root_ : dirs_.back(); }
+  bool AtRoot() const { return dirs_.empty(); }
+  void Push(int fd) { dirs_.push_back(fd); }
+  void Pop() {
+    close(dirs_.back());
+    dirs_.pop_back();
+  }
+  void Clear() {
+    for (const int fd : dirs_) close(fd);
+    dirs_.clear();
+  }
+
+ private:
+  int root_;
+  std::vector<int> dirs_;
+};
+
+int Fail(int error) {
+  errno = error;
+  return -1;
+}
+
+int Outside(bool* outside) {
+  *outside = true;
+  return Fail(EXDEV);
+}
+
+// Whether the absolute link text `target` names the root or a place under
+// it; *rest is then the part below the root.
+bool UnderRoot(const std::string& target, const std::string& rootPath, std::string* rest) {
+  if (rootPath.empty()) return false;
+  if (rootPath == "/") {
+    *rest = target.substr(1);
+    return true;
+  }
+  if (target.compare(0, rootPath.size(), rootPath) != 0) return false;
+  if (target.size() == rootPath.size()) {
+    rest->clear();
+    return true;
+  }
+  if (target[rootPath.size()] != '/') return false;
+  *rest = target.substr(rootPath.size() + 1);
+  return true;
+}
+
+// A ".." component in a path we were given (links may contain them; the
+// paths lib/ passes never do, so one is refused rather than interpreted).
+bool ClimbsAnywhere(const std::string& path) {
+  for (const std::string& part : Components(path)) {
+    if (part == "..") return true;
+  }
+  return false;
+}
+
+// The lookup done one component at a time, each relative to the descriptor
+// of the directory before it, reading links with readlinkat and following
+// them by hand: for kernels without openat2, and to follow absolute links
+// that name a place inside the root (openat2 refuses every absolute link).
+int Walk(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode, Links links,
+         bool* outside) {
+  // The caller's O_NOFOLLOW is about the last component only.
+  const bool followLast = (flags & O_NOFOLLOW) == 0 && links == Links::kFollowInside;
+  DirStack dirs(root);
+  std::deque<std::string> pending = Components(path);
+  int followed = 0;
+  while (!pending.empty()) {
+    std::string name = std::move(pending.front());
+    pending.pop_front();
+    const bool last = pending.empty();
+    if (name.empty() || name == ".") {
+      if (!last) continue;
+      name = ".";
+    } else if (name == "..") {
+      if (dirs.AtRoot()) return Outside(outside);
+      dirs.Pop();
+      if (!last) continue;
+      name = ".";
+    }
+    const int how = last ? (flags | O_NOFOLLOW | O_CLOEXEC) : (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = openat(dirs.Top(), name.c_str(), how, last ? mode : 0);
+    int error = errno;
+    if (fd >= 0 && last && (flags & O_PATH) != 0) {
+      // O_PATH with O_NOFOLLOW opens a link itself instead of failing.
+      struct stat st;
+      if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+        close(fd);
+        fd = -1;
+        error = ELOOP;
+      }
+    }
+    if (fd >= 0) {
+      if (last) return fd;
+      dirs.Push(fd);
+      continue;
+    }
+    // O_NOFOLLOW met a link (ELOOP), or O_DIRECTORY did (ENOTDIR); if
+    // readlinkat finds none, the open's own error stands.
+    if (error != ELOOP && error != ENOTDIR) return Fail(error);
+    char target[PATH_MAX];
+    const ssize_t length = readlinkat(dirs.Top(), name.c_str(), target, sizeof target);
+    if (length < 0) return Fail(error);
+    if (links == Links::kRefuse || (last && !followLast) || ++followed > kMaxLinks) return Fail(ELOOP);
+    if (length == static_cast<ssize_t>(sizeof target)) return Fail(ENAMETOOLONG);
+    std::string text(target, static_cast<size_t>(length));
+    if (text.empty()) return Fail(ENOENT);
+    if (text[0] == '/') {
+      std::string rest;
+      if (!UnderRoot(text, rootPath, &rest)) return Outside(outside);
+      dirs.Clear();
+      text = std::move(rest);
+    }
+    // What follows the link is looked up in what it names.
+    std::deque<std::string> parts = Components(text);
+    pending.insert(pending.begin(), parts.begin(), parts.end());
+  }
+  return Fail(ENOENT);  // unreachable: the last component always returns
+}
+
+}  // namespace
+
+int ResolveBeneath(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode,
+                   Links links, bool* outside) {
+  *outside = false;
+  if ((!path.empty() && path[0] == '/') || ClimbsAnywhere(path)) return Outside(outside);
+  struct open_how how = {};
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+  how.mode = (flags & O_CREAT) != 0 ? mode : 0;  // openat2 refuses a mode it will not use
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (links == Links::kRefuse ? RESOLVE_NO_SYMLINKS : 0);
+  const char* name = path.empty() ? "." : path.c_str();
+  for (int attempt = 0; attempt < kRetries && Openat2Enabled(); attempt++) {
+    const int fd = static_cast<int>(syscall(SYS_openat2, root, name, &how, sizeof how));
+    if (fd >= 0) return fd;
+    if (errno == EAGAIN) continue;
+    // EXDEV: the lookup left the root, or met an absolute link that may name
+    // a place inside it; the walk tells which. ENOSYS (before Linux 5.6) or
+    // EPERM (a seccomp filter that does not know openat2): the walk does it all.
+    if (errno != EXDEV && errno != ENOSYS && errno != EPERM) return -1;
+    break;
+  }
+  return Walk(root, rootPath, path, flags, mode, links, outside);
+}
+
+int OpenParentBeneath(int root, const std::string& rootPath, const std::string& path, std::string* name,
+                      bool* outside) {
+  *outside = false;
+  // The last component ends before any trailing run of "/" and "." components.
+  size_t end = path.size();
+  while (end > 0) {
+    if (path[end - 1] == '/') {
+      end--;
+    } else if (path[end - 1] == '.' && (end == 1 || path[end - 2] == '/')) {
+      end--;
+    } else {
+      break;
+    }
+  }
+  if (end == 0) {
+    // The root itself: its entry is "." in itself (mkdir gives EEXIST, rename EBUSY).
+    *name = ".";
+    return ResolveBeneath(root, rootPath, std::string(), O_PATH | O_DIRECTORY, 0, Links::kFollowInside, outside);
+  }
+  const size_t slash = path.rfind('/', end - 1);
+  const size_t start = slash == std::string::npos ? 0 : slash + 1;
+  *name = path.substr(start);
+  if (*name == ".." || name->compare(0, 3, "../") == 0) return Outside(outside);
+  return ResolveBeneath(root, rootPath, path.substr(0, start), O_PATH | O_DIRECTORY, 0, Links::kFollowInside, outside);
+}
+
+}  // namespace arenacache

@@ -1,0 +1,556 @@
+#include "root_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "beneath.h"
+#include "errors.h"
+#include "node_stats.h"
+
+namespace arenacache {
+
+namespace {
+
+// Above this, loaded data is handed to JavaScript without a copy (an
+// external buffer freed by its finalizer); below, a copy into V8's memory
+// is cheaper than the finalizer bookkeeping.
+constexpr size_t kCopyLimit = 64 * 1024;
+// The first read asks for the size fstat gave plus this, so a file that grew
+// is noticed (and one reporting size 0, like /proc files, is read in chunks).
+constexpr size_t kReadSlack = 64 * 1024;
+// Linux moves at most this many bytes in one read or write.
+constexpr size_t kMaxTransfer = 0x7ffff000;
+// node:fs refuses to read a whole file larger than this (ERR_FS_FILE_TOO_LARGE).
+constexpr size_t kMaxFileBytes = size_t{2} << 30;
+// Directories removed below one another at most: deeper trees have paths
+// longer than PATH_MAX, which node:fs's rm fails on too.
+constexpr int kMaxRemoveDepth = 2048;
+
+constexpr int kRecursive = 1;
+constexpr int kForce = 2;
+
+// Closes a descriptor when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+
+ private:
+  int fd_;
+};
+
+// The names in a directory stream, without "." and ".."; false with errno on failure.
+bool ReadNames(DIR* stream, std::vector<std::string>* names) {
+  for (;;) {
+    errno = 0;
+    const dirent* entry = readdir(stream);
+    if (entry == nullptr) return errno == 0;
+    if (std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0) continue;
+    names->emplace_back(entry->d_name);
+  }
+}
+
+// A last component that kept a trailing "/" or "/." (see OpenParentBeneath).
+bool AsksForDirectory(const std::string& name) { return name.find('/') != std::string::npos; }
+
+// `path` without a trailing run of "/" and "." components: what node:fs's
+// mkdir reports as made for "new/.".
+std::string WithoutSuffix(const std::string& path) {
+  size_t end = path.size();
+  while (end > 0 && (path[end - 1] == '/' || (path[end - 1] == '.' && (end == 1 || path[end - 2] == '/')))) end--;
+  return path.substr(0, end);
+}
+
+int RemoveEntry(int dir, const std::string& name, int depth, const char** failed);
+
+// Removes everything in the directory `fd` (taken over and closed), never
+// following a link: each entry is removed relative to this descriptor.
+int RemoveContents(int fd, int depth, const char** failed) {
+  DIR* stream = fdopendir(fd);
+  if (stream == nullptr) {
+    const int error = errno;
+    close(fd);
+    errno = error;
+    *failed = "scandir";
+    return -1;
+  }
+  std::vector<std::string> names;
+  int result = 0;
+  if (!ReadNames(stream, &names)) {
+    *failed = "scandir";
+    result = -1;
+  }
+  for (size_t i = 0; result == 0 && i < names.size(); i++) result = RemoveEntry(dirfd(stream), names[i], depth, failed);
+  const int error = errno;
+  closedir(stream);
+  errno = error;
+  return result;
+}
+
+// Removes the entry `name` of directory `dir`, and all below it if it is a
+// directory. An entry swapped for something else meanwhile is removed as
+// what it is now; one gone already is fine.
+int RemoveEntry(int dir, const std::string& name, int depth, const char** failed) {
+  for (int attempt = 0; attempt < 3; attempt++) {
+    if (unlinkat(dir, name.c_str(), 0) == 0 || errno == ENOENT) return 0;
+    if (errno != EISDIR) {
+      *failed = "unlink";
+      return -1;
+    }
+    if (depth >= kMaxRemoveDepth) {
+      errno = ENAMETOOLONG;
+      *failed = "rmdir";
+      return -1;
+    }
+    const int fd = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return 0;
+      if (errno == ELOOP || errno == ENOTDIR) continue;  // no longer a directory
+      *failed = "open";
+      return -1;
+    }
+    if (RemoveContents(fd, depth + 1, failed) != 0) return -1;
+    if (unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) return 0;
+    *failed = "rmdir";
+    return -1;
+  }
+  *failed = "unlink";
+  return -1;
+}
+
+}  // namespace
+
+std::string RootFiles::Call::Absolute(const std::string& relative) const {
+  if (relative.empty()) return rootPath;
+  return rootPath == "/" ? "/" + relative : rootPath + "/" + relative;
+}
+
+int RootFiles::Call::Fail(int errnum, const char* call) {
+  error = errnum;
+  syscall = call;
+  return -1;
+}
+
+int RootFiles::Call::Resolve(const std::string& relative, int openFlags, mode_t openMode, const char* call) {
+  bool escaped = false;
+  const int fd = ResolveBeneath(root, rootPath, relative, openFlags, openMode, Links::kFollowInside, &escaped);
+  if (fd >= 0) return fd;
+  if (escaped) {
+    outside = true;
+    outsidePath = relative;
+  }
+  return Fail(errno, call);
+}
+
+int RootFiles::Call::Parent(const std::string& relative, std::string* name, const char* call) {
+  bool escaped = false;
+  const int fd = OpenParentBeneath(root, rootPath, relative, name, &escaped);
+  if (fd >= 0) return fd;
+  if (escaped) {
+    outside = true;
+    outsidePath = relative;
+  }
+  return Fail(errno, call);
+}
+
+bool RootFiles::Call::Stat(int file, uv_stat_t* out, const char* call) {
+  // libuv's fstat (statx), as node:fs uses: the same fields, birth time included.
+  uv_fs_t req;
+  const int result = uv_fs_fstat(loop, &req, file, nullptr);
+  if (result == 0) *out = req.statbuf;
+  uv_fs_req_cleanup(&req);
+  if (result < 0) Fail(-result, call);
+  return result == 0;
+}
+
+void RootFiles::Call::Run() {
+  switch (op) {
+    case kOpen:
+      fd = Resolve(path, flags, static_cast<mode_t>(mode), "open");
+      break;
+    case kStat: {
+      const int file = Resolve(path, O_PATH, 0, "stat");
+      if (file < 0) break;
+      Stat(file, &after, "stat");
+      close(file);
+      break;
+    }
+    case kReaddir:
+      Readdir();
+      break;
+    case kMkdir:
+      Mkdir(path, (flags & kRecursive) != 0);
+      break;
+    case kUnlink: {
+      std::string name;
+      const int parent = Parent(path, &name, "unlink");
+      if (parent < 0) break;
+      if (unlinkat(parent, name.c_str(), 0) != 0) Fail(errno, "unlink");
+      close(parent);
+      break;
+    }
+    case kRename: {
+      std::string from;
+      std::string to;
+      const int source = Parent(path, &from, "rename");
+      if (source < 0) break;
+      Descriptor sourceGuard(source);
+      const int target = Parent(dest, &to, "rename");
+      if (target < 0) break;
+      if (renameat(source, from.c_str(), target, to.c_str()) != 0) Fail(errno, "rename");
+      close(target);
+      break;
+    }
+    case kRm:
+      Rm();
+      break;
+    case kLoad:
+      Load();
+      break;
+    case kStore:
+    case kRewrite:
+      Store();
+      break;
+    default:
+      Fail(EINVAL, "open");
+  }
+}
+
+void RootFiles::Call::Readdir() {
+  const int dir = Resolve(path, O_RDONLY | O_DIRECTORY, 0, "scandir");
+  if (dir < 0) return;
+  DIR* stream = fdopendir(dir);
+  if (stream == nullptr) {
+    Fail(errno, "scandir");
+    close(dir);
+    return;
+  }
+  if (!ReadNames(stream, &names)) Fail(errno, "scandir");
+  closedir(stream);
+}
+
+// Makes `relative`, and with `recursive` every missing directory above it
+// first; `created` is the first one made, as node:fs's mkdir returns it.
+int RootFiles::Call::Mkdir(const std::string& relative, bool recursive) {
+  std::string name;
+  int parent = Parent(relative, &name, "mkdir");
+  if (parent < 0 && recursive && error == ENOENT && !outside) {
+    const std::string trimmed = WithoutSuffix(relative);
+    const size_t slash = trimmed.rfind('/');
+    error = 0;
+    if (Mkdir(slash == std::string::npos ? std::string() : trimmed.substr(0, slash), true) != 0) return -1;
+    parent = Parent(relative, &name, "mkdir");
+  }
+  if (parent < 0) return -1;
+  Descriptor guard(parent);
+  if (mkdirat(parent, name.c_str(), static_cast<mode_t>(mode)) == 0) {
+    if (recursive && !hasCreated) {
+      hasCreated = true;
+      created = WithoutSuffix(relative);
+    }
+    return 0;
+  }
+  int failure = errno;
+  if (recursive && failure == ENOENT && AsksForDirectory(name)) {
+    // "new/." names a directory inside "new": made first, then found, as node:fs's recursive mkdir does.
+    if (Mkdir(WithoutSuffix(relative), true) != 0) return -1;
+    failure = mkdirat(parent, name.c_str(), static_cast<mode_t>(mode)) == 0 ? 0 : errno;
+    if (failure == 0) return 0;
+  }
+  if (failure != EEXIST || !recursive) return Fail(failure, "mkdir");
+  // Recursive: a directory already there is what was asked for.
+  const int dir = Resolve(relative, O_PATH | O_DIRECTORY, 0, "mkdir");
+  if (dir >= 0) {
+    close(dir);
+    return 0;
+  }
+  // As node:fs words it: "a.txt" exists (EEXIST); "a.txt/" is not a directory (ENOTDIR).
+  if (!outside && !AsksForDirectory(name)) error = EEXIST;
+  return -1;
+}
+
+// As node:fs's rm: lstat, then unlink a non-directory; a directory only
+// with `recursive` (ERR_FS_EISDIR otherwise), its contents removed first.
+void RootFiles::Call::Rm() {
+  const bool recursive = (flags & kRecursive) != 0;
+  const bool force = (flags & kForce) != 0;
+  auto missing = [&](int errnum) { return force && errnum == ENOENT; };
+  std::string name;
+  const int parent = Parent(path, &name, "lstat");
+  if (parent < 0) {
+    if (!outside && missing(error)) error = 0;
+    return;
+  }
+  Descriptor guard(parent);
+  struct stat st;
+  if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (!missing(errno)) Fail(errno, "lstat");
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlinkat(parent, name.c_str(), 0) != 0 && !missing(errno)) Fail(errno, "unlink");
+    return;
+  }
+  if (!recursive) {
+    rmDirectory = true;
+    Fail(EISDIR, "rm");
+    return;
+  }
+  // "d/." can never be removed (rmdir of "." is EINVAL): fail before
+  // emptying it, as node:fs/promises's rm does.
+  if (name.size() >= 2 && name.compare(name.size() - 2, 2, "/.") == 0) {
+    Fail(EINVAL, "rmdir");
+    return;
+  }
+  // "x/" or "x/." asks for what a link x names: resolved beneath the root
+  // like any path. Otherwise the entry itself, never through a link.
+  int dir;
+  if (AsksForDirectory(name)) {
+    dir = Resolve(path, O_RDONLY | O_DIRECTORY, 0, "open");
+    if (dir < 0) {
+      if (!outside && missing(error)) error = 0;
+      return;
+    }
+  } else {
+    dir = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) {
+      if (!missing(errno)) Fail(errno, "open");
+      return;
+    }
+  }
+  const char* failed = "rm";
+  if (RemoveContents(dir, 0, &failed) != 0) {
+    Fail(errno, failed);
+    return;
+  }
+  if (unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0 && !missing(errno)) Fail(errno, "rmdir");
+}
+
+void RootFiles::Call::Load() {
+  const int file = Resolve(path, O_RDONLY, 0, "open");
+  if (file < 0) return;
+  Descriptor guard(file);
+  if (!Stat(file, &before, "fstat")) return;
+  if (before.st_size > kMaxFileBytes) {
+    length = before.st_size;
+    Fail(EFBIG, "read");
+    return;
+  }
+  size_t capacity = static_cast<size_t>(before.st_size) + kReadSlack;
+  data.reset(static_cast<char*>(std::malloc(capacity)));
+  if (data == nullptr) {
+    Fail(ENOMEM, "read");
+    return;
+  }
+  for (;;) {
+    if (length == capacity) {
+      if (capacity > kMaxFileBytes) {
+        Fail(EFBIG, "read");
+        return;
+      }
+      capacity *= 2;
+      char* grown = static_cast<char*>(std::realloc(data.get(), capacity));
+      if (grown == nullptr) {
+        Fail(ENOMEM, "read");
+        return;
+      }
+      static_cast<void>(data.release());
+      data.reset(grown);
+    }
+    const ssize_t got = read(file, data.get() + length, std::min(capacity - length, kMaxTransfer));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      Fail(errno, "read");
+      return;
+    }
+    if (got == 0) break;
+    length += static_cast<size_t>(got);
+  }
+  if (length > kMaxFileBytes) {
+    Fail(EFBIG, "read");
+    return;
+  }
+  Stat(file, &after, "fstat");
+}
+
+void RootFiles::Call::Store() {
+  // A rewrite changes the file in place (written first, then cut to size):
+  // a failure leaves old bytes past the new end, never a file shorter than both versions.
+  const bool rewrite = op == kRewrite;
+  const int file = Resolve(path, rewrite ? (O_WRONLY | O_CREAT) : flags, static_cast<mode_t>(mode), "open");
+  if (file < 0) return;
+  Descriptor guard(file);
+  for (size_t done = 0; done < inputLength;) {
+    const size_t chunk = std::min(inputLength - done, kMaxTransfer);
+    const ssize_t wrote = rewrite ? pwrite(file, inputData + done, chunk, static_cast<off_t>(done)) : write(file, inputData + done, chunk);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      Fail(errno, "write");
+      return;
+    }
+    done += static_cast<size_t>(wrote);
+  }
+  if (rewrite && ftruncate(file, static_cast<off_t>(inputLength)) != 0) {
+    Fail(errno, "ftruncate");
+    return;
+  }
+  Stat(file, &after, "fstat");
+}
+
+Napi::Value RootFiles::Call::Result(Napi::Env env) {
+  switch (op) {
+    case kOpen:
+      return Napi::Number::New(env, fd);
+    case kStat:
+    case kStore:
+    case kRewrite:
+      return StatsObject(env, after);
+    case kReaddir: {
+      Napi::Array array = Napi::Array::New(env, names.size());
+      for (size_t i = 0; i < names.size(); i++) array.Set(static_cast<uint32_t>(i), Napi::String::New(env, names[i]));
+      return array;
+    }
+    case kMkdir:
+      return hasCreated ? Napi::String::New(env, created) : env.Undefined();
+    case kLoad: {
+      Napi::Buffer<char> bytes;
+      if (length <= kCopyLimit) {
+        bytes = Napi::Buffer<char>::Copy(env, data.get(), length);
+      } else {
+        bytes = Napi::Buffer<char>::New(env, data.get(), length, [](Napi::Env, char* owned) { std::free(owned); });
+        static_cast<void>(data.release());  // the buffer owns it now
+      }
+      Napi::Object result = Napi::Object::New(env);
+      result.Set("before", StatsObject(env, before));
+      result.Set("data", bytes);
+      result.Set("after", StatsObject(env, after));
+      return result;
+    }
+    default:
+      return env.Undefined();
+  }
+}
+
+Napi::Value RootFiles::Call::Failure(Napi::Env env) const {
+  if (outside) {
+    Napi::Error e = Napi::Error::New(env, "path " + outsidePath + " leads outside the root " + rootPath);
+    e.Set("code", Napi::String::New(env, "ERR_PATH_OUTSIDE_ROOT"));
+    e.Set("relative", Napi::String::New(env, outsidePath));
+    return e.Value();
+  }
+  if (rmDirectory) {
+    // node:fs's SystemError for rm on a directory without `recursive`.
+    const std::string absolute = Absolute(path);
+    Napi::Error e = Napi::Error::New(env, "Path is a directory: rm returned EISDIR (is a directory) " + absolute);
+    e.Set("code", Napi::String::New(env, "ERR_FS_EISDIR"));
+    e.Set("errno", Napi::Number::New(env, EISDIR));
+    e.Set("syscall", Napi::String::New(env, "rm"));
+    e.Set("path", Napi::String::New(env, absolute));
+    return e.Value();
+  }
+  if (error == EFBIG && op == kLoad) {
+    Napi::RangeError e = Napi::RangeError::New(env, "File size (" + std::to_string(length) + ") is greater than 2 GiB");
+    e.Set("code", Napi::String::New(env, "ERR_FS_FILE_TOO_LARGE"));
+    return e.Value();
+  }
+  // Calls on a descriptor name no path, as node:fs words them.
+  const bool named = std::strcmp(syscall, "read") != 0 && std::strcmp(syscall, "write") != 0 &&
+                     std::strcmp(syscall, "fstat") != 0 && std::strcmp(syscall, "ftruncate") != 0;
+  return FsError(env, error, syscall, named ? Absolute(path) : std::string(), named && op == kRename ? Absolute(dest) : std::string()).Value();
+}
+
+void RootFiles::Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("rootFilesSync", Napi::Function::New(env, CallSync, "rootFilesSync"));
+  exports.Set("rootFiles", Napi::Function::New(env, CallAsync, "rootFiles"));
+}
+
+bool RootFiles::Parse(const Napi::CallbackInfo& info, Call* call) {
+  Napi::Env env = info.Env();
+  const bool typed = info.Length() >= 7 && info[0].IsNumber() && info[1].IsNumber() && info[2].IsString() &&
+                     info[3].IsString() && info[4].IsString() && info[5].IsNumber() && info[6].IsNumber();
+  if (!typed) {
+    Napi::TypeError::New(env, "rootFiles(op, rootFd, rootPath, path, dest, flags, mode[, data]): wrong argument types")
+        .ThrowAsJavaScriptException();
+    return false;
+  }
+  call->op = info[0].As<Napi::Number>().Int32Value();
+  call->root = info[1].As<Napi::Number>().Int32Value();
+  call->rootPath = info[2].As<Napi::String>().Utf8Value();
+  call->path = info[3].As<Napi::String>().Utf8Value();
+  call->dest = info[4].As<Napi::String>().Utf8Value();
+  call->flags = info[5].As<Napi::Number>().Int32Value();
+  call->mode = info[6].As<Napi::Number>().Int32Value();
+  // A NUL would end the path early in the system calls: refused, never cut.
+  const bool clean = call->path.find('\0') == std::string::npos && call->dest.find('\0') == std::string::npos &&
+                     call->rootPath.find('\0') == std::string::npos;
+  if (call->op < kOpen || call->op > kRewrite || call->root < 0 || call->mode < 0 || call->mode > 07777 || !clean) {
+    Napi::RangeError::New(env, "rootFiles: op, rootFd, mode or a path out of range").ThrowAsJavaScriptException();
+    return false;
+  }
+  if (call->op == kStore || call->op == kRewrite) {
+    if (info.Length() < 8 || !info[7].IsTypedArray() || info[7].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+      Napi::TypeError::New(env, "rootFiles: data must be a Uint8Array").ThrowAsJavaScriptException();
+      return false;
+    }
+    Napi::Uint8Array bytes = info[7].As<Napi::Uint8Array>();
+    call->inputData = reinterpret_cast<const char*>(bytes.Data());
+    call->inputLength = bytes.ByteLength();
+  }
+  if (napi_get_uv_event_loop(env, &call->loop) != napi_ok) {
+    Napi::Error::New(env, "rootFiles: no event loop").ThrowAsJavaScriptException();
+    return false;
+  }
+  return true;
+}
+
+Napi::Value RootFiles::CallSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Call call;
+  if (!Parse(info, &call)) return env.Undefined();
+  call.Run();
+  if (call.error != 0) {
+    Napi::Error(env, call.Failure(env)).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return call.Result(env);
+}
+
+Napi::Value RootFiles::CallAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Call call;
+  if (!Parse(info, &call)) return env.Undefined();
+  // The data is copied: the caller's buffer may change while the write waits for a thread.
+  if (call.inputData != nullptr) call.input.assign(call.inputData, call.inputData + call.inputLength);
+  auto* worker = new RootFiles(env, std::move(call));
+  Napi::Promise promise = worker->deferred_.Promise();
+  worker->Queue();
+  return promise;
+}
+
+RootFiles::RootFiles(Napi::Env env, Call&& call)
+    : Napi::AsyncWorker(env, "arenacache:rootFiles"), deferred_(Napi::Promise::Deferred::New(env)), call_(std::move(call)) {
+  call_.inputData = call_.input.data();
+}
+
+void RootFiles::Execute() { call_.Run(); }
+
+void RootFiles::OnOK() {
+  Napi::Env env = Env();
+  if (call_.error != 0) {
+    deferred_.Reject(call_.Failure(env));
+    return;
+  }
+  deferred_.Resolve(call_.Result(env));
+}
+
+}  // namespace arenacache
