@@ -2,8 +2,9 @@
 // transactions every operation runs in.
 //
 //   meta       'format' -> { magic, version }, 'nextIno' -> number,
-//              'owner' -> { pid, start, opens, privateOpens } (the process
-//              that has it open), 'id' -> a random name of the store and
+//              'owner' -> { pid, start, opens, privateOpens, locked } (the
+//              process that has it open; `locked`: it holds the owner lock,
+//              see #claimOwnership), 'id' -> a random name of the store and
 //              'generation' -> a count of owner processes (together, the
 //              prefix of the store's keys in a shared inode cache),
 //              'epoch' -> the current epoch
@@ -41,7 +42,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'lmdb';
 import { ArenaCacheError, codes } from '../errors.js';
-import { isProcessAlive } from '../native.js';
+import { fileLock, isProcessAlive, LOCK_EXCLUSIVE, LOCK_SHARED, nativeAvailable } from '../native.js';
 
 export const ROOT_INO = 1;
 const MAGIC = 'arenacache-inodefs';
@@ -101,12 +102,40 @@ export function newInode(ino, type, mode, now) {
   };
 }
 
-/** When process `pid` started (clock ticks since boot, from /proc), or null where that cannot be read. */
-function processStart(pid) {
+/**
+ * Process `pid` as /proc shows it: its state (field 3: "R", "S", ..., "Z"
+ * for a zombie) and when it started (field 22, clock ticks since boot), or
+ * null where that cannot be read.
+ */
+function processStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // Fields after the command name (which may hold spaces and parentheses); starttime is field 22.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    // Fields after the command name (which may hold spaces and parentheses).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], start: fields[19] ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the owner a record names still runs, judged from the record
+ * alone (where no owner lock can answer): its pid exists, with the start
+ * time it recorded (pids are reused: a restarted container's is 1 again),
+ * and is not a zombie (killed but not yet reaped by its parent, as under a
+ * pid 1 that never reaps: it answers kill(pid, 0) with its old start time).
+ * A pid from another PID namespace can still fool this; the lock cannot.
+ */
+function recordedOwnerRuns(owner) {
+  if (owner.pid === process.pid || !isProcessAlive(owner.pid)) return false;
+  const stat = processStat(owner.pid);
+  return (stat?.start ?? null) === owner.start && stat?.state !== 'Z' && stat?.state !== 'X';
+}
+
+/** Takes `kind` of OFD lock on `fd` without waiting: true, false if held elsewhere, null if the file system has no such locks. */
+function tryLock(fd, kind) {
+  try {
+    return fileLock(fd, kind, false);
   } catch {
     return null;
   }
@@ -192,50 +221,102 @@ export class InodeStore {
   }
 
   // An inode cache hears only of its own InodeFS's writes, so one store has
-  // one cache: a second live process is refused (a killed owner is detected
-  // by its pid and replaced), and in one process a private cache excludes
-  // every other opener (threads share a store through one options.cache).
+  // one cache: a second live process is refused (a dead owner is replaced),
+  // and in one process a private cache excludes every other opener (threads
+  // share a store through one options.cache).
+  //
+  // Who is alive is the kernel's word where the addon can ask it: each open
+  // InodeStore holds a shared OFD lock on the store file, which the kernel
+  // drops when the process dies, however it dies, even as a zombie and
+  // across PID namespaces. An opener first tries the lock exclusively: it
+  // gets it only if no InodeStore of any process holds the store. All of
+  // this runs inside the lmdb write transaction, so openers and closers (in
+  // every process) take turns, and the lock and the owner record always
+  // change together. Without the addon (or on a file system without OFD
+  // locks) the record alone answers, as recordedOwnerRuns() says.
   #claimOwnership(privateCache) {
-    this.env.transactionSync(() => {
-      const owner = this.meta.get('owner');
-      const start = processStart(process.pid);
-      this.#start = start;
-      // A pid is the same process only with the same start time (pids are reused: a restarted container's is 1 again).
-      const ours = owner?.pid === process.pid && owner.start === start;
-      if (owner !== undefined && !ours && owner.pid !== process.pid && isProcessAlive(owner.pid) && processStart(owner.pid) === owner.start) {
-        throw new ArenaCacheError(codes.ERR_INODEFS_BUSY, `${this.path} is open in process ${owner.pid}; an InodeFS store is used by one process at a time (its threads share it)`);
-      }
-      const opens = ours ? owner.opens : 0;
-      const privateOpens = ours ? owner.privateOpens ?? 0 : 0;
-      if (opens > 0 && (privateCache || privateOpens > 0)) {
-        throw new ArenaCacheError(
-          codes.ERR_INODEFS_BUSY,
-          `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
-        );
-      }
-      let generation = this.meta.get('generation') ?? 0;
-      if (opens === 0) {
-        // The first opener in this process: handles counted by a previous
-        // owner are gone with it, and what a cache may hold from before
-        // (another process may have written since) must not be used: the
-        // cache keys of this process carry a new generation.
-        this.#dropOrphans();
-        generation++;
-        this.meta.putSync('generation', generation);
-      }
-      this.id = this.meta.get('id');
-      if (this.id === undefined) {
-        this.id = randomBytes(9).toString('base64url');
-        this.meta.putSync('id', this.id);
-      }
-      this.generation = generation;
-      this.#privateCache = privateCache;
-      this.meta.putSync('owner', { pid: process.pid, start, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0) });
-    });
+    this.#lockFd = nativeAvailable ? this.#openLockFile() : -1;
+    try {
+      this.env.transactionSync(() => {
+        try {
+          this.#claim(privateCache);
+        } catch (error) {
+          // Let go inside the transaction: no opener may see the lock without the record.
+          this.#releaseLock();
+          throw error;
+        }
+      });
+    } catch (error) {
+      this.#releaseLock();
+      throw error;
+    }
+  }
+
+  #claim(privateCache) {
+    const owner = this.meta.get('owner');
+    const start = processStat(process.pid)?.start ?? null;
+    this.#start = start;
+    // true: no InodeStore holds the store; false: one does; null: no lock to ask.
+    const sole = this.#lockFd === -1 ? null : tryLock(this.#lockFd, LOCK_EXCLUSIVE);
+    if (sole === null) this.#releaseLock();
+    // The record is this process's only while one of its InodeStores holds
+    // the lock (and a pid is this process only with its start time); it
+    // joins them with a shared lock of its own.
+    const ours = owner?.pid === process.pid && owner.start === start && (sole === null || (sole === false && tryLock(this.#lockFd, LOCK_SHARED) === true));
+    if (!ours && (sole === false || (owner !== undefined && !(sole === true && owner.locked === true) && recordedOwnerRuns(owner)))) {
+      throw new ArenaCacheError(
+        codes.ERR_INODEFS_BUSY,
+        `${this.path} is open in ${owner === undefined ? 'another process' : `process ${owner.pid}`}; an InodeFS store is used by one process at a time (its threads share it)`,
+      );
+    }
+    const opens = ours ? owner.opens : 0;
+    const privateOpens = ours ? owner.privateOpens ?? 0 : 0;
+    if (opens > 0 && (privateCache || privateOpens > 0)) {
+      throw new ArenaCacheError(
+        codes.ERR_INODEFS_BUSY,
+        `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
+      );
+    }
+    // Held shared from now on, so that this process's other threads can join.
+    if (sole === true) fileLock(this.#lockFd, LOCK_SHARED, false);
+    let generation = this.meta.get('generation') ?? 0;
+    if (opens === 0) {
+      // The first opener in this process: handles counted by a previous
+      // owner are gone with it, and what a cache may hold from before
+      // (another process may have written since) must not be used: the
+      // cache keys of this process carry a new generation.
+      this.#dropOrphans();
+      generation++;
+      this.meta.putSync('generation', generation);
+    }
+    this.id = this.meta.get('id');
+    if (this.id === undefined) {
+      this.id = randomBytes(9).toString('base64url');
+      this.meta.putSync('id', this.id);
+    }
+    this.generation = generation;
+    this.#privateCache = privateCache;
+    this.meta.putSync('owner', { pid: process.pid, start, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0), locked: this.#lockFd !== -1 });
+  }
+
+  /** The store file opened for the owner lock (its own open file description: the lock belongs to it). */
+  #openLockFile() {
+    try {
+      return openSync(this.path, 'r+');
+    } catch (cause) {
+      throw openError(this.path, `it cannot be opened for its owner lock (${cause.message})`, cause);
+    }
+  }
+
+  #releaseLock() {
+    if (this.#lockFd === -1) return;
+    closeSync(this.#lockFd);
+    this.#lockFd = -1;
   }
 
   #privateCache = false;
   #start = null;
+  #lockFd = -1;
 
   /** Removes the files that were held open by handles alone (nlink 0) when their process ended. */
   #dropOrphans() {
@@ -248,12 +329,21 @@ export class InodeStore {
   }
 
   close() {
-    this.env.transactionSync(() => {
-      const owner = this.meta.get('owner');
-      if (owner?.pid !== process.pid || owner.start !== this.#start) return;
-      if (owner.opens <= 1) this.meta.removeSync('owner');
-      else this.meta.putSync('owner', { ...owner, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
-    });
+    try {
+      this.env.transactionSync(() => {
+        try {
+          const owner = this.meta.get('owner');
+          if (owner?.pid !== process.pid || owner.start !== this.#start) return;
+          if (owner.opens <= 1) this.meta.removeSync('owner');
+          else this.meta.putSync('owner', { ...owner, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
+        } finally {
+          // In the transaction: the lock goes with the record.
+          this.#releaseLock();
+        }
+      });
+    } finally {
+      this.#releaseLock();
+    }
     return this.env.close();
   }
 
