@@ -11,7 +11,7 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
 import { CachedStats } from '../fs/stats.js';
 import { fsError, missingContent } from './errors.js';
-import { touch } from './store.js';
+import { checkFileSize, touch } from './store.js';
 
 /** node:fs open flags: what each allows and does. */
 const FLAGS = Object.freeze({
@@ -106,6 +106,7 @@ export class InodeFileHandle {
     const end = this.#files.write((tx) => {
       const inode = this.#inode(tx, 'write');
       const from = this.#access.append ? inode.size : at ?? this.#position;
+      checkFileSize(from + count, 'write', this.#path);
       tx.writeAt(inode, from, bytes);
       touch(inode);
       tx.putInode(inode);
@@ -121,6 +122,7 @@ export class InodeFileHandle {
     this.#check();
     checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     this.#checkWritable('ftruncate');
+    checkFileSize(length, 'ftruncate', this.#path);
     this.#files.write((tx) => {
       const inode = this.#inode(tx, 'ftruncate');
       tx.truncate(inode, length);

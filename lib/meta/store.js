@@ -10,7 +10,10 @@
 //              'epoch' -> the current epoch
 //   inodes     ino -> inode record (type, mode, size, times, nlink, and the
 //              content: inline `data`, a list of blob `chunks`, or `target`;
-//              `e`: the epoch it was last written in)
+//              `e`: the epoch it was last written in). A chunk list holds
+//              the hash of each stored chunk, or a number n for n chunks
+//              of a hole (zeros, nothing stored): a file written far past
+//              its end, or truncated up, stores only what was written
 //   dirents    [parentIno, name] -> { ino, type, e }: ordered keys, so
 //              readdir is one range scan and lists names in byte order
 //   blobs      sha256 (hex) -> bytes: content-addressed chunks of large
@@ -42,6 +45,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'lmdb';
 import { ArenaCacheError, codes } from '../errors.js';
+import { fileTooLarge, fsError } from './errors.js';
 import { fileLock, isProcessAlive, LOCK_EXCLUSIVE, LOCK_SHARED, nativeAvailable } from '../native.js';
 
 export const ROOT_INO = 1;
@@ -74,10 +78,112 @@ export function touch(inode) {
 /** The largest file an InodeFS holds (16 GiB): a chunk list beyond it would make one inode record megabytes long. */
 export const MAX_FILE_BYTES = 2 ** 34;
 
-function checkSize(size) {
-  if (size > MAX_FILE_BYTES) {
-    throw Object.assign(new Error(`EFBIG: file too large (${size} bytes; an InodeFS file holds at most ${MAX_FILE_BYTES})`), { code: 'EFBIG', errno: -27 });
+/** EFBIG (for `syscall` on `path`) if a file would grow to `size` bytes, past MAX_FILE_BYTES. */
+export function checkFileSize(size, syscall, path) {
+  if (size > MAX_FILE_BYTES) throw fsError('EFBIG', syscall, path);
+}
+
+/** The most bytes one read of a whole file gives, as node:fs's readFile (its kIoMaxLength). */
+const MAX_READ_BYTES = 2 ** 31 - 1;
+
+/** The hashes of the chunks `record` stores (holes store none). */
+export function chunkHashes(record) {
+  return (record.chunks ?? []).filter((entry) => typeof entry === 'string');
+}
+
+/**
+ * The stored chunks of chunk list `chunks` (`count` chunks long) with
+ * indexes from `first` to `last`, as [index, hash] pairs. A list without
+ * holes longer than one chunk is indexed directly.
+ */
+function storedIn(chunks, count, first, last) {
+  const found = [];
+  if (chunks.length === count) {
+    for (let i = first; i <= last && i < count; i++) if (typeof chunks[i] === 'string') found.push([i, chunks[i]]);
+    return found;
   }
+  let index = 0;
+  for (const entry of chunks) {
+    if (index > last) break;
+    if (typeof entry === 'number') {
+      index += entry;
+      continue;
+    }
+    if (index >= first) found.push([index, entry]);
+    index++;
+  }
+  return found;
+}
+
+/** The byte ranges [start, end) of `inode`'s content that are stored, in order; the rest of its size is holes. */
+export function dataRanges(inode) {
+  if (inode.chunks === undefined) return inode.size > 0 ? [[0, inode.size]] : [];
+  const { chunkBytes, size } = inode;
+  const ranges = [];
+  for (const [index] of storedIn(inode.chunks, Math.ceil(size / chunkBytes), 0, Infinity)) {
+    const start = index * chunkBytes;
+    const end = Math.min(size, start + chunkBytes);
+    if (ranges.length > 0 && ranges.at(-1)[1] === start) ranges.at(-1)[1] = end;
+    else ranges.push([start, end]);
+  }
+  return ranges;
+}
+
+/** stat's `blocks` (512-byte units) for what a chunk list of a `size`-byte file stores. */
+function storedBlocks(chunks, size, chunkBytes) {
+  let stored = 0;
+  for (const entry of chunks) if (typeof entry === 'string') stored++;
+  let bytes = stored * chunkBytes;
+  // The last chunk is short when the size is not a multiple of chunkBytes.
+  if (typeof chunks.at(-1) === 'string') bytes -= Math.ceil(size / chunkBytes) * chunkBytes - size;
+  return Math.ceil(bytes / 512);
+}
+
+/**
+ * Chunk list `old` made `count` chunks long (cut, or extended with a hole),
+ * with the chunks at the indexes of `updates` (all below `count`) replaced
+ * by a hash, or by a hole (null). Returns the new list, with its holes
+ * merged, and the hashes it no longer holds.
+ */
+function spliceChunks(old, count, updates) {
+  const chunks = [];
+  const released = [];
+  const hole = (n) => {
+    if (n === 0) return;
+    if (typeof chunks.at(-1) === 'number') chunks[chunks.length - 1] += n;
+    else chunks.push(n);
+  };
+  const put = (hash) => (hash === null ? hole(1) : chunks.push(hash));
+  const changed = [...updates.keys()].sort((a, b) => a - b);
+  let next = 0;
+  // Chunks [from, to) of a hole, with the updates among them.
+  const holeTo = (from, to) => {
+    let at = from;
+    for (; next < changed.length && changed[next] < to; next++) {
+      hole(changed[next] - at);
+      put(updates.get(changed[next]));
+      at = changed[next] + 1;
+    }
+    hole(to - at);
+  };
+  let index = 0;
+  for (const entry of old) {
+    if (typeof entry === 'number') {
+      if (index < count) holeTo(index, Math.min(count, index + entry));
+      index += entry;
+      continue;
+    }
+    if (index >= count || updates.has(index)) released.push(entry);
+    if (index < count && updates.has(index)) {
+      put(updates.get(index));
+      next++;
+    } else if (index < count) {
+      chunks.push(entry);
+    }
+    index++;
+  }
+  if (index < count) holeTo(index, count);
+  return { chunks, released };
 }
 
 /** A new inode record of `type` ('file', 'dir', 'symlink'). */
@@ -304,7 +410,8 @@ export class InodeStore {
     try {
       return openSync(this.path, 'r+');
     } catch (cause) {
-      throw openError(this.path, `it cannot be opened for its owner lock (${cause.message})`, cause);
+      // As checkLmdbHeader reports a file it cannot open (lmdb has just opened it: EMFILE, a race).
+      throw openError(this.path, cause.message, cause);
     }
   }
 
@@ -404,28 +511,39 @@ export class ReadView {
   }
 
   /**
-   * The file's bytes; null if a chunk is gone, which happens only to a
-   * record read earlier from a cache and since replaced by another thread
-   * (its caller reads the record again, uncached).
+   * The file's bytes (its holes as zeros); null if a chunk is gone, which
+   * happens only to a record read earlier from a cache and since replaced
+   * by another thread (its caller reads the record again, uncached).
+   * Larger than one read of node:fs's readFile: ERR_FS_FILE_TOO_LARGE.
    */
   content(inode) {
     if (inode.chunks === undefined) return inode.data ?? Buffer.alloc(0);
-    const parts = inode.chunks.map((hash) => this.#store.blobs.get(hash, this.#options));
-    return parts.includes(undefined) ? null : Buffer.concat(parts, inode.size);
+    if (inode.size > MAX_READ_BYTES) throw fileTooLarge(inode.size);
+    return this.contentRange(inode, 0, inode.size);
   }
 
-  /** Up to `length` bytes of the file from `position` (fewer at its end): only the chunks holding them are read. Null as for content(). */
+  /** Up to `length` bytes of the file from `position` (fewer at its end): only the stored chunks holding them are read. Null as for content(). */
   contentRange(inode, position, length) {
     const end = Math.min(inode.size, position + length);
     if (end <= position) return Buffer.alloc(0);
-    if (inode.chunks === undefined) return this.content(inode).subarray(position, end);
+    if (inode.chunks === undefined) return (inode.data ?? Buffer.alloc(0)).subarray(position, end);
     const { chunkBytes } = inode;
     const first = Math.floor(position / chunkBytes);
-    const last = Math.floor((end - 1) / chunkBytes);
-    const parts = inode.chunks.slice(first, last + 1).map((hash) => this.#store.blobs.get(hash, this.#options));
+    const stored = storedIn(inode.chunks, Math.ceil(inode.size / chunkBytes), first, Math.floor((end - 1) / chunkBytes));
+    const parts = stored.map(([, hash]) => this.#store.blobs.get(hash, this.#options));
     if (parts.includes(undefined)) return null;
-    const start = position - first * chunkBytes;
-    return Buffer.concat(parts).subarray(start, start + end - position);
+    // One stored chunk holding the whole range: no copy.
+    if (stored.length === 1 && stored[0][0] * chunkBytes <= position && (stored[0][0] + 1) * chunkBytes >= end) {
+      const start = position - stored[0][0] * chunkBytes;
+      return parts[0].subarray(start, start + end - position);
+    }
+    const bytes = Buffer.alloc(end - position);
+    stored.forEach(([index], i) => {
+      const chunkStart = index * chunkBytes;
+      const from = Math.max(position, chunkStart);
+      parts[i].copy(bytes, from - position, from - chunkStart, Math.min(end, chunkStart + chunkBytes) - chunkStart);
+    });
+    return bytes;
   }
 }
 
@@ -496,7 +614,7 @@ export class WriteTx extends ReadView {
     if (stored === undefined || first >= this.epoch || !this.needed(first)) return;
     history.putSync([...historyKey, this.epoch - 1], stored);
     // A history record holds its own references to the blobs.
-    for (const hash of stored.chunks ?? []) this.#store.refs.putSync(hash, this.#store.refs.get(hash) + 1);
+    for (const hash of chunkHashes(stored)) this.#store.refs.putSync(hash, this.#store.refs.get(hash) + 1);
   }
 
   #preserveInode(ino) {
@@ -569,10 +687,9 @@ export class WriteTx extends ReadView {
   /** Makes `data` the content of `inode` (inline when small, else chunks in the blob store), releasing what it held. */
   setContent(inode, data) {
     this.#preserveInode(inode.ino);
-    checkSize(data.length);
     // The new chunks are held before the old are let go: a rewrite of the
     // same bytes keeps its blobs instead of deleting and storing them again.
-    const old = inode.chunks ?? [];
+    const old = chunkHashes(inode);
     delete inode.data;
     delete inode.chunks;
     delete inode.chunkBytes;
@@ -593,17 +710,17 @@ export class WriteTx extends ReadView {
   }
 
   /**
-   * Writes `bytes` at `position` of the file (zeros fill any gap past its
-   * end). A chunked file rewrites only the chunks the write touches (and
-   * its last one, whose length may change).
+   * Writes `bytes` at `position` of the file; a gap past its end becomes a
+   * hole. A chunked file rewrites only the chunks the write touches (and
+   * its old last one, whose length may change). The caller checks the
+   * size against MAX_FILE_BYTES.
    */
   writeAt(inode, position, bytes) {
     if (bytes.length === 0) return;
     const size = Math.max(inode.size, position + bytes.length);
-    checkSize(size);
-    if (inode.chunks === undefined || size <= this.#store.inlineBytes) {
+    if (size <= this.#store.inlineBytes) {
       const content = Buffer.alloc(size);
-      this.content(inode).copy(content);
+      this.contentRange(inode, 0, inode.size).copy(content);
       content.set(bytes, position);
       this.setContent(inode, content);
       return;
@@ -616,12 +733,11 @@ export class WriteTx extends ReadView {
     });
   }
 
-  /** Cuts the file to `length` bytes, or extends it with zeros. */
+  /** Cuts the file to `length` bytes, or extends it with a hole. The caller checks `length` against MAX_FILE_BYTES. */
   truncate(inode, length) {
-    checkSize(length);
-    if (inode.chunks === undefined || length <= this.#store.inlineBytes) {
+    if (length <= this.#store.inlineBytes) {
       const content = Buffer.alloc(length);
-      this.content(inode).copy(content, 0, 0, Math.min(length, inode.size));
+      this.contentRange(inode, 0, Math.min(length, inode.size)).copy(content);
       this.setContent(inode, content);
       return;
     }
@@ -629,44 +745,51 @@ export class WriteTx extends ReadView {
   }
 
   /**
-   * Gives a chunked file `size` bytes. Rebuilt (from the old bytes,
-   * zero-extended, then `fill(chunk, chunkStart)`): the chunks holding
-   * bytes [from, to), every chunk past the old end, and the old and new last
-   * chunks (their lengths change). Every other chunk is kept as it is.
+   * Gives the file `size` bytes in chunks, bytes [from, to) rewritten by
+   * `fill(chunk, chunkStart)`. Rebuilt (from the old bytes, zero-extended,
+   * then filled): the chunks holding bytes [from, to), the old and new last
+   * chunks if stored (their lengths change), and every chunk of an inline
+   * file (the first write past inlineBytes). Every other chunk is kept as
+   * it is; one past the old end that the write does not touch is a hole.
    */
   #rechunk(inode, size, from, to, fill) {
     this.#preserveInode(inode.ino);
-    const { chunkBytes } = inode;
-    const old = inode.chunks;
+    const inline = inode.chunks === undefined;
+    const chunkBytes = inline ? this.#store.chunkBytes : inode.chunkBytes;
+    const old = inline ? [] : inode.chunks;
+    const oldCount = Math.ceil(inode.size / chunkBytes);
     const count = Math.ceil(size / chunkBytes);
-    const firstTouched = Math.floor(from / chunkBytes);
-    const lastTouched = Math.floor((Math.max(to, from + 1) - 1) / chunkBytes);
-    const rebuilt = (i) => (i >= firstTouched && i <= lastTouched) || i >= old.length - 1 || i === count - 1;
-    const chunks = [];
-    const released = [];
-    for (let i = 0; i < count; i++) {
-      if (!rebuilt(i)) {
-        chunks.push(old[i]);
+    const rebuilt = new Set([oldCount - 1, count - 1]);
+    if (from < to) for (let i = Math.floor(from / chunkBytes); i <= Math.floor((to - 1) / chunkBytes); i++) rebuilt.add(i);
+    if (inline) for (let i = 0; i < oldCount; i++) rebuilt.add(i);
+    const indexes = [...rebuilt].filter((i) => i >= 0 && i < count).sort((a, b) => a - b);
+    const oldChunks = inline ? new Map() : new Map(storedIn(old, oldCount, indexes[0], indexes.at(-1)));
+    const updates = new Map();
+    for (const i of indexes) {
+      const chunkStart = i * chunkBytes;
+      const length = Math.min(chunkBytes, size - chunkStart);
+      const oldBytes = i >= oldCount ? undefined : inline ? inode.data.subarray(chunkStart, chunkStart + chunkBytes) : oldChunks.has(i) ? this.#store.blobs.get(oldChunks.get(i)) : undefined;
+      if (oldBytes === undefined && !(chunkStart < to && chunkStart + length > from)) {
+        updates.set(i, null); // a hole stays a hole
         continue;
       }
-      const chunk = Buffer.alloc(Math.min(chunkBytes, size - i * chunkBytes));
-      if (i < old.length) {
-        this.#store.blobs.get(old[i]).copy(chunk);
-        released.push(old[i]);
-      }
-      fill(chunk, i * chunkBytes);
-      chunks.push(this.#holdBlob(chunk));
+      const chunk = Buffer.alloc(length);
+      oldBytes?.copy(chunk, 0, 0, Math.min(length, oldBytes.length));
+      fill(chunk, chunkStart);
+      updates.set(i, this.#holdBlob(chunk));
     }
-    for (let i = count; i < old.length; i++) released.push(old[i]);
+    const { chunks, released } = spliceChunks(old, count, updates);
     for (const hash of released) this.#releaseBlob(hash);
+    delete inode.data;
+    inode.chunkBytes = chunkBytes;
     inode.chunks = chunks;
     inode.size = size;
-    inode.blocks = Math.ceil(size / 512);
+    inode.blocks = storedBlocks(chunks, size, chunkBytes);
   }
 
   /** Releases the blobs `inode` references; a blob no one references is deleted. */
   dropContent(inode) {
-    for (const hash of inode.chunks ?? []) this.#releaseBlob(hash);
+    for (const hash of chunkHashes(inode)) this.#releaseBlob(hash);
   }
 
   /** Stores `chunk` in the blob store (once per content) and takes a reference to it; returns its hash. */
