@@ -6,8 +6,13 @@ import * as fsp from 'node:fs/promises';
 import nodePath from 'node:path';
 import { describe } from '../errors.js';
 import { fsError } from './errors.js';
+import { dataRanges } from './store.js';
 
 const TARGET_METHODS = ['mkdir', 'writeFile', 'symlink', 'readdir'];
+/** Files larger than this are copied through handles, a piece at a time, instead of in one Buffer. */
+const WHOLE_FILE_BYTES = 64 * 2 ** 20;
+/** The largest piece copied at once (one write, one transaction in an InodeFS target). */
+const PIECE_BYTES = 16 * 2 ** 20;
 
 /** node:fs/promises with every path taken relative to `dir` ("/" is `dir`). */
 export function diskTarget(dir) {
@@ -17,6 +22,7 @@ export function diskTarget(dir) {
     writeFile: (p, data, options) => fsp.writeFile(at(p), data, options),
     symlink: (target, p) => fsp.symlink(target, at(p)),
     readdir: (p) => fsp.readdir(at(p)),
+    open: (p, flags, mode) => fsp.open(at(p), flags, mode),
     chmod: (p, mode) => fsp.chmod(at(p), mode),
     utimes: (p, atime, mtime) => fsp.utimes(at(p), atime, mtime),
     lutimes: (p, atime, mtime) => fsp.lutimes(at(p), atime, mtime),
@@ -62,15 +68,50 @@ export async function copyTree(source, from, target, to) {
       await target.lutimes?.(out, stats.atime, stats.mtime);
       counts.symlinks++;
     } else {
-      const data = await source.readFile(path);
-      await target.writeFile(out, data, { mode: stats.mode & 0o7777 });
+      counts.bytes += await copyFile(source, path, target, out, stats.mode & 0o7777);
       await setAttributes(target, out, stats);
       counts.files++;
-      counts.bytes += data.length;
     }
   }
   for (const [out, stats] of directories.reverse()) await setAttributes(target, out, stats);
   return counts;
+}
+
+/**
+ * Copies file `path` of `source` to `out` in `target` (created with `mode`)
+ * and resolves to its size. A file with holes, or too large for one
+ * Buffer, goes through handles when the target has open() (an InodeFS and a
+ * directory on disk do): only its stored ranges are read and written, and a
+ * truncate to its size makes the holes, so a sparse file stays sparse.
+ */
+async function copyFile(source, path, target, out, mode) {
+  const inode = source.existing(source.view(), path, 'open', true);
+  const ranges = dataRanges(inode);
+  const stored = ranges.reduce((sum, [start, end]) => sum + end - start, 0);
+  if (typeof target.open !== 'function' || (stored === inode.size && inode.size <= WHOLE_FILE_BYTES)) {
+    const data = await source.readFile(path);
+    await target.writeFile(out, data, { mode });
+    return data.length;
+  }
+  const input = await source.open(path);
+  try {
+    const output = await target.open(out, 'w', mode);
+    try {
+      const buffer = Buffer.alloc(Math.min(PIECE_BYTES, Math.max(1, stored)));
+      for (const [start, end] of ranges) {
+        for (let at = start; at < end; at += buffer.length) {
+          const { bytesRead } = await input.read(buffer, 0, Math.min(buffer.length, end - at), at);
+          if (bytesRead > 0) await output.write(buffer, 0, bytesRead, at);
+        }
+      }
+      await output.truncate(inode.size);
+    } finally {
+      await output.close();
+    }
+  } finally {
+    await input.close();
+  }
+  return inode.size;
 }
 
 async function setAttributes(target, path, stats) {

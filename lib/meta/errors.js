@@ -15,6 +15,8 @@ const DESCRIPTIONS = Object.freeze({
   ELOOP: 'too many symbolic links encountered',
   EBADF: 'bad file descriptor',
   EBUSY: 'resource busy or locked',
+  EFBIG: 'file too large',
+  ENAMETOOLONG: 'name too long',
 });
 
 /** An Error with node:fs's fields for `code` (a key of DESCRIPTIONS). */
@@ -32,4 +34,12 @@ export function fsError(code, syscall, path, dest) {
 /** A file whose blobs are missing from the store: damage (fsck() says which). */
 export function missingContent(path) {
   return new ArenaCacheError(codes.ERR_INODEFS_STORE, `the content of ${path} is missing from the store; run fsck()`);
+}
+
+/**
+ * A file too large to read into one Buffer, as node:fs refuses it (its
+ * readFile reads at most 2 GiB - 1 bytes): read it through a handle instead.
+ */
+export function fileTooLarge(size) {
+  return Object.assign(new RangeError(`File size (${size}) is greater than 2 GiB`), { code: 'ERR_FS_FILE_TOO_LARGE' });
 }

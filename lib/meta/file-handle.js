@@ -12,7 +12,7 @@ import { parseFlags } from '../fs/arguments.js';
 import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
 import { CachedStats } from '../fs/stats.js';
 import { fsError, missingContent } from './errors.js';
-import { touch } from './store.js';
+import { checkFileSize, touch } from './store.js';
 
 // A handle dropped without close() would hold its file forever (a removed
 // file would never go): let go of it when the handle is collected.
@@ -81,6 +81,7 @@ export class InodeFileHandle {
     const end = this.#files.write((tx) => {
       const inode = this.#inode(tx, 'write');
       const from = this.#access.append ? inode.size : at ?? this.#position;
+      checkFileSize(from + count, 'write', this.#path);
       tx.writeAt(inode, from, bytes);
       touch(inode);
       tx.putInode(inode);
@@ -96,6 +97,7 @@ export class InodeFileHandle {
     this.#check();
     checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     this.#checkWritable('ftruncate');
+    checkFileSize(length, 'ftruncate', this.#path);
     this.#files.write((tx) => {
       const inode = this.#inode(tx, 'ftruncate');
       tx.truncate(inode, length);

@@ -2,7 +2,7 @@
 // consistent state, while writers go on) and reports each problem with the
 // inode, the path where one is known, and what was expected.
 
-import { pinned, ROOT_INO, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from './store.js';
+import { chunkHashes, pinned, ROOT_INO, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from './store.js';
 
 const TYPE_BITS = Object.freeze({ file: S_IFREG, dir: S_IFDIR, symlink: S_IFLNK });
 
@@ -69,7 +69,7 @@ function check(store, read) {
 
   const expectedRefs = new Map();
   const holdChunks = (record) => {
-    for (const hash of record.chunks ?? []) expectedRefs.set(hash, (expectedRefs.get(hash) ?? 0) + 1);
+    for (const hash of chunkHashes(record)) expectedRefs.set(hash, (expectedRefs.get(hash) ?? 0) + 1);
   };
   let maxIno = ROOT_INO;
   for (const [ino, inode] of inodes) {
@@ -136,9 +136,20 @@ function check(store, read) {
   function checkContent(record, where, details) {
     if (record.type !== 'file') return;
     if (record.chunks !== undefined) {
-      const lengths = record.chunks.map((hash) => blobs.get(hash));
-      const total = lengths.reduce((sum, length) => sum + (length ?? 0), 0);
-      if (lengths.every((length) => length !== undefined) && total !== record.size) report('size', `${where} has size ${record.size}, but its chunks hold ${total} bytes`, details);
+      // Every chunk but the last is whole; a hole (a count of chunks) holds zeros without storing them.
+      const { chunks, chunkBytes, size } = record;
+      let total = 0;
+      let missing = false;
+      let short = false;
+      chunks.forEach((entry, i) => {
+        const length = typeof entry === 'number' ? entry * chunkBytes : blobs.get(entry);
+        if (length === undefined) missing = true; // reported as missing-blob
+        if (typeof entry === 'string' && i < chunks.length - 1 && length !== chunkBytes) short = true;
+        total += length ?? 0;
+      });
+      // A hole at the end may reach past the size, to a whole chunk.
+      const holeAtEnd = typeof chunks.at(-1) === 'number' ? chunkBytes - 1 : 0;
+      if (!missing && (short || total < size || total - size > holeAtEnd)) report('size', `${where} has size ${size}, but its chunks hold ${total} bytes`, details);
     } else if ((record.data?.length ?? 0) !== record.size) {
       report('size', `${where} has size ${record.size}, but holds ${record.data?.length ?? 0} bytes inline`, details);
     }

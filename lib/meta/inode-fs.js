@@ -6,7 +6,7 @@ import { SharedCache } from '../cache/shared-cache.js';
 import { checkInteger, withDefaults } from '../cache/options.js';
 import { InodeCache } from './inode-cache.js';
 import { fsError } from './errors.js';
-import { resolve } from './resolve.js';
+import { MAX_NAME_BYTES, MAX_PATH_BYTES, resolve, tooLong } from './resolve.js';
 import { checkMode, toBytes, writeOptions } from '../fs/arguments.js';
 import { FsReader, promiseForms } from './reader.js';
 import { CachedStats } from '../fs/stats.js';
@@ -18,7 +18,7 @@ import { InodeFileHandle } from './file-handle.js';
 import { checkRangeInteger } from '../fs/file-handle.js';
 import { fsck } from './fsck.js';
 import { reclaimHistory } from './history.js';
-import { after, direntKey, inodeKey, InodeStore, newInode, ROOT_INO, touch } from './store.js';
+import { after, checkFileSize, direntKey, inodeKey, InodeStore, newInode, ROOT_INO, touch } from './store.js';
 
 /** Paths the memo of resolved paths keeps per InodeFS (oldest dropped first). */
 const MEMO_ENTRIES = 4096;
@@ -178,8 +178,12 @@ export class InodeFS extends FsReader {
     return this.#write((tx) => {
       const inode = this.#fileForWrite(tx, path, mode);
       if (how === 'create') return new CachedStats(inode);
-      if (how === 'a') tx.writeAt(inode, inode.size, bytes);
-      else tx.setContent(inode, bytes);
+      if (how === 'a') {
+        checkFileSize(inode.size + bytes.length, 'write', path);
+        tx.writeAt(inode, inode.size, bytes);
+      } else {
+        tx.setContent(inode, bytes);
+      }
       touch(inode);
       tx.putInode(inode);
       return new CachedStats(inode);
@@ -200,6 +204,8 @@ export class InodeFS extends FsReader {
       // Like node:fs: resolves to the first directory created, or undefined.
       let first;
       const names = path.split('/').filter((n) => n !== '' && n !== '.');
+      // Each name may be created: a long one fails the call before any is (node:fs names the whole path).
+      if (tooLong(path, MAX_PATH_BYTES) || names.some((name) => tooLong(name, MAX_NAME_BYTES))) throw fsError('ENAMETOOLONG', 'mkdir', path);
       for (let depth = 1; depth <= names.length; depth++) {
         const prefix = `/${names.slice(0, depth).join('/')}`;
         const { parent, name, inode } = resolve(tx, prefix, 'mkdir');
@@ -217,7 +223,8 @@ export class InodeFS extends FsReader {
   symlinkSync(target, path) {
     if (typeof target !== 'string' || target.length === 0) throw new TypeError(`target must be a non-empty string (got ${describe(target)})`);
     this.#write((tx) => {
-      const { parent, name, inode } = resolve(tx, path, 'symlink', false);
+      if (tooLong(target, MAX_PATH_BYTES)) throw fsError('ENAMETOOLONG', 'symlink', target, path);
+      const { parent, name, inode } = withBoth(() => resolve(tx, path, 'symlink', false), 'symlink', target, path);
       if (inode !== undefined) throw fsError('EEXIST', 'symlink', target, path);
       const link = newInode(tx.newIno(), 'symlink', 0o777, Date.now());
       link.target = target;
@@ -260,9 +267,11 @@ export class InodeFS extends FsReader {
 
   renameSync(from, to) {
     this.#write((tx) => {
-      const source = resolve(tx, from, 'rename', false);
+      // Both paths are measured before either is looked up, as the kernel copies both in first.
+      if (tooLong(from, MAX_PATH_BYTES) || tooLong(to, MAX_PATH_BYTES)) throw fsError('ENAMETOOLONG', 'rename', from, to);
+      const source = withBoth(() => resolve(tx, from, 'rename', false), 'rename', from, to);
       if (source.inode === undefined) throw fsError('ENOENT', 'rename', from, to);
-      const target = resolve(tx, to, 'rename', false);
+      const target = withBoth(() => resolve(tx, to, 'rename', false), 'rename', from, to);
       if (source.inode.ino === ROOT_INO || target.name === '') throw fsError('EBUSY', 'rename', from, to);
       if (target.inode?.ino === source.inode.ino) return;
       if (source.inode.type === 'dir' && this.#isWithin(tx, target.parent, source.inode.ino)) throw fsError('EINVAL', 'rename', from, to);
@@ -385,6 +394,7 @@ export class InodeFS extends FsReader {
     this.#write((tx) => {
       const inode = this.existing(tx, path, 'open', true);
       if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
+      checkFileSize(length, 'ftruncate', path);
       tx.truncate(inode, length);
       touch(inode);
       tx.putInode(inode);
@@ -523,6 +533,16 @@ export class InodeFS extends FsReader {
 }
 
 promiseForms(InodeFS, ['writeFile', 'appendFile', 'mkdir', 'symlink', 'unlink', 'rm', 'rename', 'truncate', 'chmod', 'utimes']);
+
+/** `resolve()` for a call of two paths: its errors name both, as node:fs's do ("rename '/a' -> '/b'"). */
+function withBoth(resolveOne, syscall, path, dest) {
+  try {
+    return resolveOne();
+  } catch (error) {
+    if (error.syscall !== syscall || error.dest !== undefined) throw error;
+    throw fsError(error.code, syscall, path, dest);
+  }
+}
 
 function checkName(name) {
   if (typeof name !== 'string' || name.length === 0) throw new TypeError(`name must be a non-empty string (got ${describe(name)})`);

@@ -1,6 +1,6 @@
 // Path resolution over any read view of an InodeFS (the cached latest
 // state, a write transaction, a snapshot): names to inodes, following
-// symbolic links as POSIX does.
+// symbolic links as POSIX does, with Linux's limits on names and paths.
 
 import { fsError } from './errors.js';
 import { splitPath } from './paths.js';
@@ -8,22 +8,36 @@ import { ROOT_INO } from './store.js';
 
 /** Links followed in one resolution before ELOOP (Linux's limit). */
 const MAX_LINKS = 40;
+/** The longest name, in UTF-8 bytes (Linux's NAME_MAX): longer is ENAMETOOLONG, as node:fs says. */
+export const MAX_NAME_BYTES = 255;
+/** The longest path or symbolic link target, in UTF-8 bytes (Linux's PATH_MAX, less its NUL). */
+export const MAX_PATH_BYTES = 4095;
+
+/** Whether `text` is longer than `max` UTF-8 bytes (a UTF-16 unit is at most 3 of them, so short strings are not encoded). */
+export function tooLong(text, max) {
+  return typeof text === 'string' && text.length * 3 > max && Buffer.byteLength(text) > max;
+}
 
 /**
  * Resolves `path` in `view` ({ inode(ino), dirent(parent, name) }):
  * { parent, name, ino, inode } where `parent` is the directory inode that
  * holds (or would hold) the last name, and `ino`/`inode` are 0/undefined if
  * it does not exist. The last name's link is followed when `followLast`.
- * Throws ENOENT/ENOTDIR/ELOOP (for `syscall`) when an earlier name fails.
+ * Throws ENOENT/ENOTDIR/ELOOP (for `syscall`) when an earlier name fails,
+ * ENAMETOOLONG for a name or path too long.
  */
 export function resolve(view, path, syscall, followLast = true) {
   const names = splitPath(path);
+  // The kernel measures the path as given, before "." and ".." are resolved.
+  if (tooLong(path, MAX_PATH_BYTES)) throw fsError('ENAMETOOLONG', syscall, path);
   let links = 0;
   let parent = view.inode(ROOT_INO);
   if (names.length === 0) return { parent, name: '', ino: ROOT_INO, inode: parent };
   for (let i = 0; i < names.length; i++) {
     if (parent.type !== 'dir') throw fsError('ENOTDIR', syscall, path);
     const name = names[i];
+    // Checked as each name is reached (as a file system's lookup does), link targets' names too.
+    if (tooLong(name, MAX_NAME_BYTES)) throw fsError('ENAMETOOLONG', syscall, path);
     const ino = view.dirent(parent.ino, name);
     const last = i === names.length - 1;
     if (ino === 0) {

@@ -2,14 +2,18 @@
 // transactions every operation runs in.
 //
 //   meta       'format' -> { magic, version }, 'nextIno' -> number,
-//              'owner' -> { pid, start, opens, privateOpens } (the process
-//              that has it open), 'id' -> a random name of the store and
+//              'owner' -> { pid, start, opens, privateOpens, locked } (the
+//              process that has it open; `locked`: it holds the owner lock,
+//              see #claimOwnership), 'id' -> a random name of the store and
 //              'generation' -> a count of owner processes (together, the
 //              prefix of the store's keys in a shared inode cache),
 //              'epoch' -> the current epoch
 //   inodes     ino -> inode record (type, mode, size, times, nlink, and the
 //              content: inline `data`, a list of blob `chunks`, or `target`;
-//              `e`: the epoch it was last written in)
+//              `e`: the epoch it was last written in). A chunk list holds
+//              the hash of each stored chunk, or a number n for n chunks
+//              of a hole (zeros, nothing stored): a file written far past
+//              its end, or truncated up, stores only what was written
 //   dirents    [parentIno, name] -> { ino, type, e }: ordered keys, so
 //              readdir is one range scan and lists names in byte order
 //   blobs      sha256 (hex) -> bytes: content-addressed chunks of large
@@ -41,7 +45,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'lmdb';
 import { ArenaCacheError, codes } from '../errors.js';
-import { isProcessAlive } from '../native.js';
+import { fileTooLarge, fsError } from './errors.js';
+import { fileLock, isProcessAlive, LOCK_EXCLUSIVE, LOCK_SHARED, nativeAvailable } from '../native.js';
 
 export const ROOT_INO = 1;
 const MAGIC = 'arenacache-inodefs';
@@ -73,10 +78,112 @@ export function touch(inode) {
 /** The largest file an InodeFS holds (16 GiB): a chunk list beyond it would make one inode record megabytes long. */
 export const MAX_FILE_BYTES = 2 ** 34;
 
-function checkSize(size) {
-  if (size > MAX_FILE_BYTES) {
-    throw Object.assign(new Error(`EFBIG: file too large (${size} bytes; an InodeFS file holds at most ${MAX_FILE_BYTES})`), { code: 'EFBIG', errno: -27 });
+/** EFBIG (for `syscall` on `path`) if a file would grow to `size` bytes, past MAX_FILE_BYTES. */
+export function checkFileSize(size, syscall, path) {
+  if (size > MAX_FILE_BYTES) throw fsError('EFBIG', syscall, path);
+}
+
+/** The most bytes one read of a whole file gives, as node:fs's readFile (its kIoMaxLength). */
+const MAX_READ_BYTES = 2 ** 31 - 1;
+
+/** The hashes of the chunks `record` stores (holes store none). */
+export function chunkHashes(record) {
+  return (record.chunks ?? []).filter((entry) => typeof entry === 'string');
+}
+
+/**
+ * The stored chunks of chunk list `chunks` (`count` chunks long) with
+ * indexes from `first` to `last`, as [index, hash] pairs. A list without
+ * holes longer than one chunk is indexed directly.
+ */
+function storedIn(chunks, count, first, last) {
+  const found = [];
+  if (chunks.length === count) {
+    for (let i = first; i <= last && i < count; i++) if (typeof chunks[i] === 'string') found.push([i, chunks[i]]);
+    return found;
   }
+  let index = 0;
+  for (const entry of chunks) {
+    if (index > last) break;
+    if (typeof entry === 'number') {
+      index += entry;
+      continue;
+    }
+    if (index >= first) found.push([index, entry]);
+    index++;
+  }
+  return found;
+}
+
+/** The byte ranges [start, end) of `inode`'s content that are stored, in order; the rest of its size is holes. */
+export function dataRanges(inode) {
+  if (inode.chunks === undefined) return inode.size > 0 ? [[0, inode.size]] : [];
+  const { chunkBytes, size } = inode;
+  const ranges = [];
+  for (const [index] of storedIn(inode.chunks, Math.ceil(size / chunkBytes), 0, Infinity)) {
+    const start = index * chunkBytes;
+    const end = Math.min(size, start + chunkBytes);
+    if (ranges.length > 0 && ranges.at(-1)[1] === start) ranges.at(-1)[1] = end;
+    else ranges.push([start, end]);
+  }
+  return ranges;
+}
+
+/** stat's `blocks` (512-byte units) for what a chunk list of a `size`-byte file stores. */
+function storedBlocks(chunks, size, chunkBytes) {
+  let stored = 0;
+  for (const entry of chunks) if (typeof entry === 'string') stored++;
+  let bytes = stored * chunkBytes;
+  // The last chunk is short when the size is not a multiple of chunkBytes.
+  if (typeof chunks.at(-1) === 'string') bytes -= Math.ceil(size / chunkBytes) * chunkBytes - size;
+  return Math.ceil(bytes / 512);
+}
+
+/**
+ * Chunk list `old` made `count` chunks long (cut, or extended with a hole),
+ * with the chunks at the indexes of `updates` (all below `count`) replaced
+ * by a hash, or by a hole (null). Returns the new list, with its holes
+ * merged, and the hashes it no longer holds.
+ */
+function spliceChunks(old, count, updates) {
+  const chunks = [];
+  const released = [];
+  const hole = (n) => {
+    if (n === 0) return;
+    if (typeof chunks.at(-1) === 'number') chunks[chunks.length - 1] += n;
+    else chunks.push(n);
+  };
+  const put = (hash) => (hash === null ? hole(1) : chunks.push(hash));
+  const changed = [...updates.keys()].sort((a, b) => a - b);
+  let next = 0;
+  // Chunks [from, to) of a hole, with the updates among them.
+  const holeTo = (from, to) => {
+    let at = from;
+    for (; next < changed.length && changed[next] < to; next++) {
+      hole(changed[next] - at);
+      put(updates.get(changed[next]));
+      at = changed[next] + 1;
+    }
+    hole(to - at);
+  };
+  let index = 0;
+  for (const entry of old) {
+    if (typeof entry === 'number') {
+      if (index < count) holeTo(index, Math.min(count, index + entry));
+      index += entry;
+      continue;
+    }
+    if (index >= count || updates.has(index)) released.push(entry);
+    if (index < count && updates.has(index)) {
+      put(updates.get(index));
+      next++;
+    } else if (index < count) {
+      chunks.push(entry);
+    }
+    index++;
+  }
+  if (index < count) holeTo(index, count);
+  return { chunks, released };
 }
 
 /** A new inode record of `type` ('file', 'dir', 'symlink'). */
@@ -101,12 +208,40 @@ export function newInode(ino, type, mode, now) {
   };
 }
 
-/** When process `pid` started (clock ticks since boot, from /proc), or null where that cannot be read. */
-function processStart(pid) {
+/**
+ * Process `pid` as /proc shows it: its state (field 3: "R", "S", ..., "Z"
+ * for a zombie) and when it started (field 22, clock ticks since boot), or
+ * null where that cannot be read.
+ */
+function processStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // Fields after the command name (which may hold spaces and parentheses); starttime is field 22.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    // Fields after the command name (which may hold spaces and parentheses).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], start: fields[19] ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the owner a record names still runs, judged from the record
+ * alone (where no owner lock can answer): its pid exists, with the start
+ * time it recorded (pids are reused: a restarted container's is 1 again),
+ * and is not a zombie (killed but not yet reaped by its parent, as under a
+ * pid 1 that never reaps: it answers kill(pid, 0) with its old start time).
+ * A pid from another PID namespace can still fool this; the lock cannot.
+ */
+function recordedOwnerRuns(owner) {
+  if (owner.pid === process.pid || !isProcessAlive(owner.pid)) return false;
+  const stat = processStat(owner.pid);
+  return (stat?.start ?? null) === owner.start && stat?.state !== 'Z' && stat?.state !== 'X';
+}
+
+/** Takes `kind` of OFD lock on `fd` without waiting: true, false if held elsewhere, null if the file system has no such locks. */
+function tryLock(fd, kind) {
+  try {
+    return fileLock(fd, kind, false);
   } catch {
     return null;
   }
@@ -192,50 +327,103 @@ export class InodeStore {
   }
 
   // An inode cache hears only of its own InodeFS's writes, so one store has
-  // one cache: a second live process is refused (a killed owner is detected
-  // by its pid and replaced), and in one process a private cache excludes
-  // every other opener (threads share a store through one options.cache).
+  // one cache: a second live process is refused (a dead owner is replaced),
+  // and in one process a private cache excludes every other opener (threads
+  // share a store through one options.cache).
+  //
+  // Who is alive is the kernel's word where the addon can ask it: each open
+  // InodeStore holds a shared OFD lock on the store file, which the kernel
+  // drops when the process dies, however it dies, even as a zombie and
+  // across PID namespaces. An opener first tries the lock exclusively: it
+  // gets it only if no InodeStore of any process holds the store. All of
+  // this runs inside the lmdb write transaction, so openers and closers (in
+  // every process) take turns, and the lock and the owner record always
+  // change together. Without the addon (or on a file system without OFD
+  // locks) the record alone answers, as recordedOwnerRuns() says.
   #claimOwnership(privateCache) {
-    this.env.transactionSync(() => {
-      const owner = this.meta.get('owner');
-      const start = processStart(process.pid);
-      this.#start = start;
-      // A pid is the same process only with the same start time (pids are reused: a restarted container's is 1 again).
-      const ours = owner?.pid === process.pid && owner.start === start;
-      if (owner !== undefined && !ours && owner.pid !== process.pid && isProcessAlive(owner.pid) && processStart(owner.pid) === owner.start) {
-        throw new ArenaCacheError(codes.ERR_INODEFS_BUSY, `${this.path} is open in process ${owner.pid}; an InodeFS store is used by one process at a time (its threads share it)`);
-      }
-      const opens = ours ? owner.opens : 0;
-      const privateOpens = ours ? owner.privateOpens ?? 0 : 0;
-      if (opens > 0 && (privateCache || privateOpens > 0)) {
-        throw new ArenaCacheError(
-          codes.ERR_INODEFS_BUSY,
-          `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
-        );
-      }
-      let generation = this.meta.get('generation') ?? 0;
-      if (opens === 0) {
-        // The first opener in this process: handles counted by a previous
-        // owner are gone with it, and what a cache may hold from before
-        // (another process may have written since) must not be used: the
-        // cache keys of this process carry a new generation.
-        this.#dropOrphans();
-        generation++;
-        this.meta.putSync('generation', generation);
-      }
-      this.id = this.meta.get('id');
-      if (this.id === undefined) {
-        this.id = randomBytes(9).toString('base64url');
-        this.meta.putSync('id', this.id);
-      }
-      this.generation = generation;
-      this.#privateCache = privateCache;
-      this.meta.putSync('owner', { pid: process.pid, start, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0) });
-    });
+    this.#lockFd = nativeAvailable ? this.#openLockFile() : -1;
+    try {
+      this.env.transactionSync(() => {
+        try {
+          this.#claim(privateCache);
+        } catch (error) {
+          // Let go inside the transaction: no opener may see the lock without the record.
+          this.#releaseLock();
+          throw error;
+        }
+      });
+    } catch (error) {
+      this.#releaseLock();
+      throw error;
+    }
+  }
+
+  #claim(privateCache) {
+    const owner = this.meta.get('owner');
+    const start = processStat(process.pid)?.start ?? null;
+    this.#start = start;
+    // true: no InodeStore holds the store; false: one does; null: no lock to ask.
+    const sole = this.#lockFd === -1 ? null : tryLock(this.#lockFd, LOCK_EXCLUSIVE);
+    if (sole === null) this.#releaseLock();
+    // The record is this process's only while one of its InodeStores holds
+    // the lock (and a pid is this process only with its start time); it
+    // joins them with a shared lock of its own.
+    const ours = owner?.pid === process.pid && owner.start === start && (sole === null || (sole === false && tryLock(this.#lockFd, LOCK_SHARED) === true));
+    if (!ours && (sole === false || (owner !== undefined && !(sole === true && owner.locked === true) && recordedOwnerRuns(owner)))) {
+      throw new ArenaCacheError(
+        codes.ERR_INODEFS_BUSY,
+        `${this.path} is open in ${owner === undefined ? 'another process' : `process ${owner.pid}`}; an InodeFS store is used by one process at a time (its threads share it)`,
+      );
+    }
+    const opens = ours ? owner.opens : 0;
+    const privateOpens = ours ? owner.privateOpens ?? 0 : 0;
+    if (opens > 0 && (privateCache || privateOpens > 0)) {
+      throw new ArenaCacheError(
+        codes.ERR_INODEFS_BUSY,
+        `${this.path} is already open in this process${privateOpens > 0 ? ' with a private inode cache' : ''}; threads share a store by each opening it with the same options.cache (a SharedCache)`,
+      );
+    }
+    // Held shared from now on, so that this process's other threads can join.
+    if (sole === true) fileLock(this.#lockFd, LOCK_SHARED, false);
+    let generation = this.meta.get('generation') ?? 0;
+    if (opens === 0) {
+      // The first opener in this process: handles counted by a previous
+      // owner are gone with it, and what a cache may hold from before
+      // (another process may have written since) must not be used: the
+      // cache keys of this process carry a new generation.
+      this.#dropOrphans();
+      generation++;
+      this.meta.putSync('generation', generation);
+    }
+    this.id = this.meta.get('id');
+    if (this.id === undefined) {
+      this.id = randomBytes(9).toString('base64url');
+      this.meta.putSync('id', this.id);
+    }
+    this.generation = generation;
+    this.#privateCache = privateCache;
+    this.meta.putSync('owner', { pid: process.pid, start, opens: opens + 1, privateOpens: privateOpens + (privateCache ? 1 : 0), locked: this.#lockFd !== -1 });
+  }
+
+  /** The store file opened for the owner lock (its own open file description: the lock belongs to it). */
+  #openLockFile() {
+    try {
+      return openSync(this.path, 'r+');
+    } catch (cause) {
+      // As checkLmdbHeader reports a file it cannot open (lmdb has just opened it: EMFILE, a race).
+      throw openError(this.path, cause.message, cause);
+    }
+  }
+
+  #releaseLock() {
+    if (this.#lockFd === -1) return;
+    closeSync(this.#lockFd);
+    this.#lockFd = -1;
   }
 
   #privateCache = false;
   #start = null;
+  #lockFd = -1;
 
   /** Removes the files that were held open by handles alone (nlink 0) when their process ended. */
   #dropOrphans() {
@@ -248,12 +436,21 @@ export class InodeStore {
   }
 
   close() {
-    this.env.transactionSync(() => {
-      const owner = this.meta.get('owner');
-      if (owner?.pid !== process.pid || owner.start !== this.#start) return;
-      if (owner.opens <= 1) this.meta.removeSync('owner');
-      else this.meta.putSync('owner', { ...owner, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
-    });
+    try {
+      this.env.transactionSync(() => {
+        try {
+          const owner = this.meta.get('owner');
+          if (owner?.pid !== process.pid || owner.start !== this.#start) return;
+          if (owner.opens <= 1) this.meta.removeSync('owner');
+          else this.meta.putSync('owner', { ...owner, opens: owner.opens - 1, privateOpens: (owner.privateOpens ?? 0) - (this.#privateCache ? 1 : 0) });
+        } finally {
+          // In the transaction: the lock goes with the record.
+          this.#releaseLock();
+        }
+      });
+    } finally {
+      this.#releaseLock();
+    }
     return this.env.close();
   }
 
@@ -314,28 +511,39 @@ export class ReadView {
   }
 
   /**
-   * The file's bytes; null if a chunk is gone, which happens only to a
-   * record read earlier from a cache and since replaced by another thread
-   * (its caller reads the record again, uncached).
+   * The file's bytes (its holes as zeros); null if a chunk is gone, which
+   * happens only to a record read earlier from a cache and since replaced
+   * by another thread (its caller reads the record again, uncached).
+   * Larger than one read of node:fs's readFile: ERR_FS_FILE_TOO_LARGE.
    */
   content(inode) {
     if (inode.chunks === undefined) return inode.data ?? Buffer.alloc(0);
-    const parts = inode.chunks.map((hash) => this.#store.blobs.get(hash, this.#options));
-    return parts.includes(undefined) ? null : Buffer.concat(parts, inode.size);
+    if (inode.size > MAX_READ_BYTES) throw fileTooLarge(inode.size);
+    return this.contentRange(inode, 0, inode.size);
   }
 
-  /** Up to `length` bytes of the file from `position` (fewer at its end): only the chunks holding them are read. Null as for content(). */
+  /** Up to `length` bytes of the file from `position` (fewer at its end): only the stored chunks holding them are read. Null as for content(). */
   contentRange(inode, position, length) {
     const end = Math.min(inode.size, position + length);
     if (end <= position) return Buffer.alloc(0);
-    if (inode.chunks === undefined) return this.content(inode).subarray(position, end);
+    if (inode.chunks === undefined) return (inode.data ?? Buffer.alloc(0)).subarray(position, end);
     const { chunkBytes } = inode;
     const first = Math.floor(position / chunkBytes);
-    const last = Math.floor((end - 1) / chunkBytes);
-    const parts = inode.chunks.slice(first, last + 1).map((hash) => this.#store.blobs.get(hash, this.#options));
+    const stored = storedIn(inode.chunks, Math.ceil(inode.size / chunkBytes), first, Math.floor((end - 1) / chunkBytes));
+    const parts = stored.map(([, hash]) => this.#store.blobs.get(hash, this.#options));
     if (parts.includes(undefined)) return null;
-    const start = position - first * chunkBytes;
-    return Buffer.concat(parts).subarray(start, start + end - position);
+    // One stored chunk holding the whole range: no copy.
+    if (stored.length === 1 && stored[0][0] * chunkBytes <= position && (stored[0][0] + 1) * chunkBytes >= end) {
+      const start = position - stored[0][0] * chunkBytes;
+      return parts[0].subarray(start, start + end - position);
+    }
+    const bytes = Buffer.alloc(end - position);
+    stored.forEach(([index], i) => {
+      const chunkStart = index * chunkBytes;
+      const from = Math.max(position, chunkStart);
+      parts[i].copy(bytes, from - position, from - chunkStart, Math.min(end, chunkStart + chunkBytes) - chunkStart);
+    });
+    return bytes;
   }
 }
 
@@ -406,7 +614,7 @@ export class WriteTx extends ReadView {
     if (stored === undefined || first >= this.epoch || !this.needed(first)) return;
     history.putSync([...historyKey, this.epoch - 1], stored);
     // A history record holds its own references to the blobs.
-    for (const hash of stored.chunks ?? []) this.#store.refs.putSync(hash, this.#store.refs.get(hash) + 1);
+    for (const hash of chunkHashes(stored)) this.#store.refs.putSync(hash, this.#store.refs.get(hash) + 1);
   }
 
   #preserveInode(ino) {
@@ -479,10 +687,9 @@ export class WriteTx extends ReadView {
   /** Makes `data` the content of `inode` (inline when small, else chunks in the blob store), releasing what it held. */
   setContent(inode, data) {
     this.#preserveInode(inode.ino);
-    checkSize(data.length);
     // The new chunks are held before the old are let go: a rewrite of the
     // same bytes keeps its blobs instead of deleting and storing them again.
-    const old = inode.chunks ?? [];
+    const old = chunkHashes(inode);
     delete inode.data;
     delete inode.chunks;
     delete inode.chunkBytes;
@@ -503,17 +710,17 @@ export class WriteTx extends ReadView {
   }
 
   /**
-   * Writes `bytes` at `position` of the file (zeros fill any gap past its
-   * end). A chunked file rewrites only the chunks the write touches (and
-   * its last one, whose length may change).
+   * Writes `bytes` at `position` of the file; a gap past its end becomes a
+   * hole. A chunked file rewrites only the chunks the write touches (and
+   * its old last one, whose length may change). The caller checks the
+   * size against MAX_FILE_BYTES.
    */
   writeAt(inode, position, bytes) {
     if (bytes.length === 0) return;
     const size = Math.max(inode.size, position + bytes.length);
-    checkSize(size);
-    if (inode.chunks === undefined || size <= this.#store.inlineBytes) {
+    if (size <= this.#store.inlineBytes) {
       const content = Buffer.alloc(size);
-      this.content(inode).copy(content);
+      this.contentRange(inode, 0, inode.size).copy(content);
       content.set(bytes, position);
       this.setContent(inode, content);
       return;
@@ -526,12 +733,11 @@ export class WriteTx extends ReadView {
     });
   }
 
-  /** Cuts the file to `length` bytes, or extends it with zeros. */
+  /** Cuts the file to `length` bytes, or extends it with a hole. The caller checks `length` against MAX_FILE_BYTES. */
   truncate(inode, length) {
-    checkSize(length);
-    if (inode.chunks === undefined || length <= this.#store.inlineBytes) {
+    if (length <= this.#store.inlineBytes) {
       const content = Buffer.alloc(length);
-      this.content(inode).copy(content, 0, 0, Math.min(length, inode.size));
+      this.contentRange(inode, 0, Math.min(length, inode.size)).copy(content);
       this.setContent(inode, content);
       return;
     }
@@ -539,44 +745,51 @@ export class WriteTx extends ReadView {
   }
 
   /**
-   * Gives a chunked file `size` bytes. Rebuilt (from the old bytes,
-   * zero-extended, then `fill(chunk, chunkStart)`): the chunks holding
-   * bytes [from, to), every chunk past the old end, and the old and new last
-   * chunks (their lengths change). Every other chunk is kept as it is.
+   * Gives the file `size` bytes in chunks, bytes [from, to) rewritten by
+   * `fill(chunk, chunkStart)`. Rebuilt (from the old bytes, zero-extended,
+   * then filled): the chunks holding bytes [from, to), the old and new last
+   * chunks if stored (their lengths change), and every chunk of an inline
+   * file (the first write past inlineBytes). Every other chunk is kept as
+   * it is; one past the old end that the write does not touch is a hole.
    */
   #rechunk(inode, size, from, to, fill) {
     this.#preserveInode(inode.ino);
-    const { chunkBytes } = inode;
-    const old = inode.chunks;
+    const inline = inode.chunks === undefined;
+    const chunkBytes = inline ? this.#store.chunkBytes : inode.chunkBytes;
+    const old = inline ? [] : inode.chunks;
+    const oldCount = Math.ceil(inode.size / chunkBytes);
     const count = Math.ceil(size / chunkBytes);
-    const firstTouched = Math.floor(from / chunkBytes);
-    const lastTouched = Math.floor((Math.max(to, from + 1) - 1) / chunkBytes);
-    const rebuilt = (i) => (i >= firstTouched && i <= lastTouched) || i >= old.length - 1 || i === count - 1;
-    const chunks = [];
-    const released = [];
-    for (let i = 0; i < count; i++) {
-      if (!rebuilt(i)) {
-        chunks.push(old[i]);
+    const rebuilt = new Set([oldCount - 1, count - 1]);
+    if (from < to) for (let i = Math.floor(from / chunkBytes); i <= Math.floor((to - 1) / chunkBytes); i++) rebuilt.add(i);
+    if (inline) for (let i = 0; i < oldCount; i++) rebuilt.add(i);
+    const indexes = [...rebuilt].filter((i) => i >= 0 && i < count).sort((a, b) => a - b);
+    const oldChunks = inline ? new Map() : new Map(storedIn(old, oldCount, indexes[0], indexes.at(-1)));
+    const updates = new Map();
+    for (const i of indexes) {
+      const chunkStart = i * chunkBytes;
+      const length = Math.min(chunkBytes, size - chunkStart);
+      const oldBytes = i >= oldCount ? undefined : inline ? inode.data.subarray(chunkStart, chunkStart + chunkBytes) : oldChunks.has(i) ? this.#store.blobs.get(oldChunks.get(i)) : undefined;
+      if (oldBytes === undefined && !(chunkStart < to && chunkStart + length > from)) {
+        updates.set(i, null); // a hole stays a hole
         continue;
       }
-      const chunk = Buffer.alloc(Math.min(chunkBytes, size - i * chunkBytes));
-      if (i < old.length) {
-        this.#store.blobs.get(old[i]).copy(chunk);
-        released.push(old[i]);
-      }
-      fill(chunk, i * chunkBytes);
-      chunks.push(this.#holdBlob(chunk));
+      const chunk = Buffer.alloc(length);
+      oldBytes?.copy(chunk, 0, 0, Math.min(length, oldBytes.length));
+      fill(chunk, chunkStart);
+      updates.set(i, this.#holdBlob(chunk));
     }
-    for (let i = count; i < old.length; i++) released.push(old[i]);
+    const { chunks, released } = spliceChunks(old, count, updates);
     for (const hash of released) this.#releaseBlob(hash);
+    delete inode.data;
+    inode.chunkBytes = chunkBytes;
     inode.chunks = chunks;
     inode.size = size;
-    inode.blocks = Math.ceil(size / 512);
+    inode.blocks = storedBlocks(chunks, size, chunkBytes);
   }
 
   /** Releases the blobs `inode` references; a blob no one references is deleted. */
   dropContent(inode) {
-    for (const hash of inode.chunks ?? []) this.#releaseBlob(hash);
+    for (const hash of chunkHashes(inode)) this.#releaseBlob(hash);
   }
 
   /** Stores `chunk` in the blob store (once per content) and takes a reference to it; returns its hash. */
