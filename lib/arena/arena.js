@@ -25,7 +25,7 @@ import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from '
 import { M_COUNT, M_LIVE_BYTES } from './shard-meta.js';
 import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
-import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
+import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots, threadSlotProblems } from './thread-stats.js';
 import { abandonAllFlights } from './flights.js';
 import { releaseSweeperLease } from './sweep.js';
 import { memoryWaiting } from './waiting.js';
@@ -390,7 +390,7 @@ export class Arena {
 
   /** Checks every shard's invariants, one shard lock at a time; returns the problems found. */
   verify() {
-    const problems = [];
+    const problems = threadSlotProblems(this.buffer, this.header);
     for (const shard of this.shards) {
       const held = this.lock.acquire(shard);
       try {
@@ -475,7 +475,7 @@ export class Arena {
 
   /** Arena-wide counters and sizes. */
   stats() {
-    const totals = sumThreadSlots(this.buffer, this.header);
+    const totals = sumThreadSlots(this.buffer, this.header, this.counters);
     let entries = 0;
     let liveBytes = 0;
     let usedBytes = 0;

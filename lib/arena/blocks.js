@@ -546,7 +546,7 @@ export class BlockArena {
   }
 
   stats() {
-    const totals = sumThreadSlots(this.buffer, this.header);
+    const totals = sumThreadSlots(this.buffer, this.header, this.counters);
     let used = 0;
     let dirty = 0;
     let lostDirty = 0;

@@ -44,6 +44,14 @@ export const OPEN_WAIT_MS = 10_000;
 const FEATURE = 'SharedCache.open()';
 const HEADER_CODES = new Set([codes.ERR_ARENA_NOT_ARENA, codes.ERR_ARENA_VERSION, codes.ERR_ARENA_TRUNCATED, codes.ERR_ARENA_CORRUPT]);
 const SPACE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'ENOMEM']);
+/**
+ * Mode bits that let group or others write: a file with any of them is
+ * refused (another user could change what this process reads), so no new
+ * file may be created with them (see checkArenaFileMode in cache/options.js).
+ */
+export const FOREIGN_WRITE_BITS = 0o022;
+/** Mode bits that let group or others read what the arena caches: allowed, with a warning at creation. */
+export const FOREIGN_READ_BITS = 0o044;
 
 function fileError(path, what, cause) {
   return new ArenaCacheError(codes.ERR_ARENA_FILE, `could not ${what} arena file ${path}: ${cause.message}`, { cause });
@@ -73,7 +81,7 @@ function checkFile(path, stat, created) {
       `arena file ${path} belongs to user ${stat.uid}, not to this process's user ${stat.euid}; another user could change what this process reads`,
     );
   }
-  if ((stat.mode & 0o022) !== 0) {
+  if ((stat.mode & FOREIGN_WRITE_BITS) !== 0) {
     throw new ArenaCacheError(
       codes.ERR_ARENA_PERMISSIONS,
       `arena file ${path} has mode 0${stat.mode.toString(8)}, which lets other users write to it; chmod it to 600`,
@@ -203,6 +211,12 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
       if (sole) recovered = kind.recover(arena);
     }
     if (sole) fileLock(fd, LOCK_SHARED, true);
+    if (created && (mode & FOREIGN_READ_BITS) !== 0) {
+      process.emitWarning(
+        `arena file ${path} was created with mode 0o${mode.toString(8)}, which lets users other than its owner read what it caches; use mode 0o600 unless they must`,
+        { code: 'ARENACACHE_ARENA_READABLE' },
+      );
+    }
     return { arena, created: fresh, recovered };
   } catch (error) {
     if (buffer !== null) mappingRelease(buffer);

@@ -34,10 +34,16 @@ export const STAT = Object.freeze({
   fetchWaits: 18,
   fetchTimeouts: 19,
   fetchErrors: 20,
+  /** Damaged slots found and reset by sumThreadSlots (counted by the thread that reset them). */
+  threadSlotRepairs: 21,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;
 const DOUBLES_PER_SLOT = THREAD_SLOT_BYTES / 8;
+/** The first word of a slot that no counter uses: it stays 0. */
+const FIRST_UNUSED = Math.max(...Object.values(STAT)) + 1;
+/** PID_MAX_LIMIT of 64-bit Linux: no pid or tid is larger. */
+const PID_LIMIT = 2 ** 22;
 
 // Slots this thread already holds, by arena id: attaching twice in one thread
 // shares the slot (all increments still come from this one thread). The
@@ -95,20 +101,95 @@ export function claimThreadSlot(buffer, layout) {
   return claim;
 }
 
-/** Sums every slot: the arena-wide counters. */
-export function sumThreadSlots(buffer, layout) {
-  const all = new Float64Array(buffer, layout.statsOffset, layout.threadSlots * DOUBLES_PER_SLOT);
-  const owners = new Int32Array(buffer, layout.statsOffset, layout.threadSlots * WORDS_PER_SLOT);
+// A damaged slot: its bytes were overwritten by something other than
+// counting (a damaged file, a stray write through the buffer), which shows
+// as a value counting never writes. Counting only ever stores whole numbers
+// from 0 to 2^53 in the counter words, a possible tid (or a negative id
+// without the addon) and pid in the owner words, and nothing in the words
+// past the counters. Each word is written whole (an aligned 8- or 4-byte
+// store), so a slot in use never looks damaged, whatever the timing. Bytes
+// that happen to look like counts cannot be told apart: they are summed.
+
+/** What makes slot `slot` damaged, as { word, reason }, or null when it holds what counting writes. */
+function slotDamage(all, owners, slot) {
+  const tid = Atomics.load(owners, slot * WORDS_PER_SLOT);
+  const pid = owners[slot * WORDS_PER_SLOT + 1];
+  if (tid > PID_LIMIT || pid < 0 || pid > PID_LIMIT) return { word: 0, reason: `its owner, thread ${tid} of process ${pid}, cannot exist` };
+  const base = slot * DOUBLES_PER_SLOT;
+  for (const name of COUNTER_NAMES) {
+    const value = all[base + STAT[name]];
+    if (!(Number.isSafeInteger(value) && value >= 0)) return { word: STAT[name], reason: `${name} is ${value}, not a count` };
+  }
+  for (let word = FIRST_UNUSED; word < DOUBLES_PER_SLOT; word++) {
+    if (all[base + word] !== 0 || Object.is(all[base + word], -0)) return { word, reason: `word ${word}, which no counter uses, is ${all[base + word]}` };
+  }
+  return null;
+}
+
+function slotViews(buffer, layout) {
+  return {
+    all: new Float64Array(buffer, layout.statsOffset, layout.threadSlots * DOUBLES_PER_SLOT),
+    owners: new Int32Array(buffer, layout.statsOffset, layout.threadSlots * WORDS_PER_SLOT),
+  };
+}
+
+/**
+ * Resets damaged slot `slot` (its counts are lost: they cannot be told from
+ * the damage); an impossible owner is cleared too, so that a new thread can
+ * claim the slot. Several threads may find the same damage at once: the one
+ * whose compare-and-exchange of the damaged word wins resets the slot, and
+ * says so by returning true.
+ */
+function resetSlot(buffer, layout, all, owners, slot, damage) {
+  const words = new BigInt64Array(buffer, layout.statsOffset + slot * THREAD_SLOT_BYTES, DOUBLES_PER_SLOT);
+  const seen = Atomics.load(words, damage.word);
+  // Another thread may have reset it since: the word must still hold the damage.
+  const again = slotDamage(all, owners, slot);
+  if (again === null || again.word !== damage.word) return false;
+  if (Atomics.compareExchange(words, damage.word, seen, 0n) !== seen) return false;
+  for (let word = 1; word < DOUBLES_PER_SLOT; word++) all[slot * DOUBLES_PER_SLOT + word] = 0;
+  return true;
+}
+
+/**
+ * Sums every slot: the arena-wide counters. A damaged slot (see
+ * slotDamage) is left out and reset, and the reset counted in `counters`
+ * (the calling thread's slot); its owner, if alive, counts on from zero.
+ */
+export function sumThreadSlots(buffer, layout, counters) {
+  const { all, owners } = slotViews(buffer, layout);
   const totals = {};
   for (const name of COUNTER_NAMES) totals[name] = 0;
   let threads = 0;
+  let repairs = 0;
   for (let slot = 0; slot < layout.threadSlots; slot++) {
+    const damage = slotDamage(all, owners, slot);
+    if (damage !== null) {
+      if (resetSlot(buffer, layout, all, owners, slot, damage)) repairs++;
+      // A possible owner keeps its slot, and counts as a thread.
+      if (damage.word !== 0 && Atomics.load(owners, slot * WORDS_PER_SLOT) !== 0) threads++;
+      continue;
+    }
     if (owners[slot * WORDS_PER_SLOT] !== 0) threads++;
     const base = slot * DOUBLES_PER_SLOT;
     for (const name of COUNTER_NAMES) totals[name] += all[base + STAT[name]];
   }
+  // Counted after the sum, which has read the calling thread's slot (or skipped it, if it was the damaged one).
+  counters[STAT.threadSlotRepairs] += repairs;
+  totals.threadSlotRepairs += repairs;
   totals.threads = threads;
   return totals;
+}
+
+/** The damaged slots, for verify(): one line each, without changing anything. */
+export function threadSlotProblems(buffer, layout) {
+  const { all, owners } = slotViews(buffer, layout);
+  const problems = [];
+  for (let slot = 0; slot < layout.threadSlots; slot++) {
+    const damage = slotDamage(all, owners, slot);
+    if (damage !== null) problems.push(`thread counter slot ${slot} is damaged (${damage.reason}); stats() leaves its counts out and resets it`);
+  }
+  return problems;
 }
 
 /**

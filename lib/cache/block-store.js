@@ -311,6 +311,7 @@ export class BlockStore {
       readRetries: totals.readRetries,
       lockWaits: totals.lockWaits,
       lockRecoveries: totals.lockRecoveries,
+      threadSlotRepairs: totals.threadSlotRepairs,
     };
   }
 

@@ -3,6 +3,7 @@
 
 import { describe } from '../errors.js';
 import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/layout.js';
+import { FOREIGN_WRITE_BITS } from '../arena/file.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
 /** Every option of `new SharedCache(options)` with its default. */
@@ -201,6 +202,21 @@ export function resolveOpenOptions(options) {
 }
 
 /**
+ * Validates the mode a new arena file is created with: exactly what open()
+ * accepts of an existing file (owned, not writable by group or others; see
+ * arena/file.js), so that every file it creates can be opened again.
+ */
+export function checkArenaFileMode(mode, name) {
+  checkInteger(mode, name, 0, 0o777, 'a file mode up to 0o777, such as 0o600');
+  if ((mode & 0o600) !== 0o600) {
+    throw new RangeError(`${name} must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
+  }
+  if ((mode & FOREIGN_WRITE_BITS) !== 0) {
+    throw new RangeError(`${name} must not let group or others write to the arena file, which open() would then refuse (got 0o${mode.toString(8)}); use 0o600`);
+  }
+}
+
+/**
  * The options every open(path, options) shares (reset, mode, populate),
  * checked, and the others (`defined`: those not undefined) for the caller.
  * @param {object} known the caller's defaults, for unknown-option errors
@@ -212,10 +228,7 @@ export function splitFileOptions(options, known) {
   const { reset = false, mode = OPEN_DEFAULTS.mode, populate = true, ...rest } = given;
   if (typeof reset !== 'boolean') throw new TypeError(`options.reset must be a boolean (got ${describe(reset)})`);
   if (typeof populate !== 'boolean') throw new TypeError(`options.populate must be a boolean (got ${describe(populate)})`);
-  checkInteger(mode, 'options.mode', 0, 0o777, 'a file mode from 0o600 to 0o777 that lets the owner read and write');
-  if ((mode & 0o600) !== 0o600) {
-    throw new RangeError(`options.mode must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
-  }
+  checkArenaFileMode(mode, 'options.mode');
   const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   if (reset && defined.memoryBytes === undefined) {
     throw new TypeError('options.memoryBytes is required with options.reset: true (the size of the new arena)');

@@ -496,6 +496,7 @@ export class SharedCache {
       lockWaits: totals.lockWaits,
       lockRecoveries: totals.lockRecoveries,
       shardRepairs: totals.shardRepairs,
+      threadSlotRepairs: totals.threadSlotRepairs,
       ...invalidationStats(this.#outbox),
     };
   }

@@ -8,7 +8,7 @@ import { checkInteger, withDefaults } from '../cache/options.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import * as native from '../native.js';
 import { isWithin } from './layout.js';
-import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError } from './engine.js';
+import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError, scanTree } from './engine.js';
 
 const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: null });
 
@@ -35,7 +35,7 @@ export async function cloneTree(source, target, options = {}) {
   if (isWithin(from, to)) {
     throw new RangeError(`target must not be inside source (got ${describe(target)} inside ${describe(source)})`);
   }
-  const scan = await native.scanTree(from, []);
+  const scan = await scanTree('cloneTree', from, []);
   checkNames(scan.paths, 'clone');
   mkdirSync(to, { mode: 0o700 });
   const choice = chooseEngine(engine, from, to);

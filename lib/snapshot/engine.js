@@ -5,6 +5,7 @@
 import { chmodSync, lutimesSync, mkdirSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { getSystemErrorMap } from 'node:util';
 import { ArenaCacheError, codes } from '../errors.js';
 import * as native from '../native.js';
 
@@ -71,15 +72,19 @@ export class JobList {
       report?.(0, 0, 0);
       return Promise.resolve(null);
     }
-    return native.runFileJobs(this.columns(), options, report ?? undefined);
+    return native.runFileJobs(this.columns(), options, report ?? undefined).catch((cause) => {
+      // The run itself failed (the source root or the pack could not be opened, no thread started).
+      throw osError(`${phase || 'file jobs'} failed: ${cause.message}`, cause, cause.path);
+    });
   }
 }
 
 /** The hex SHA-256 of job `i`'s content. */
 export const hashOf = (results, i) => results.hashes.toString('hex', 32 * i, 32 * i + 32);
 
-/** The failure of job `i` as { code, syscall }, or null. */
-export const failureOf = (results, i) => (results.errnos[i] === 0 ? null : { code: results.codes[i], syscall: results.syscalls[i] });
+/** The failure of job `i` as { code, errno, syscall }, or null. */
+export const failureOf = (results, i) =>
+  results.errnos[i] === 0 ? null : { code: results.codes[i], errno: results.errnos[i], syscall: results.syscalls[i] };
 
 /**
  * How files will be cloned from `sourceDir` into `targetDir`: a strict probe
@@ -154,11 +159,53 @@ export function errnoName(errno) {
   return ERRNO_NAMES.get(errno) ?? `E${errno}`;
 }
 
-/** ERR_SNAPSHOT_IO for files that could not be read or written: `failures` are [{ path, code, syscall }]. */
+/** A job's failure ({ path, code, errno, syscall }, errno positive) as the error node:fs would have thrown. */
+function systemError({ path: where, code, errno, syscall }) {
+  const description = getSystemErrorMap().get(-errno)?.[1] ?? 'unknown error';
+  return Object.assign(new Error(`${code}: ${description}, ${syscall} '${where}'`), { errno: -errno, code, syscall, path: where });
+}
+
+/**
+ * ERR_SNAPSHOT_IO for files that could not be read or written: `failures`
+ * are [{ path, code, errno, syscall }]; the first one's OS error is the cause.
+ */
 export function ioError(what, failures, verb = 'failed') {
   const [first] = failures;
-  const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, `${what}: ${failures.length} file(s) ${verb}, first ${first.path} (${first.code} in ${first.syscall})`);
+  const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, `${what}: ${failures.length} file(s) ${verb}, first ${first.path} (${first.code} in ${first.syscall})`, {
+    cause: systemError(first),
+  });
   error.failures = failures;
+  return error;
+}
+
+// What the scan meets when an entry it has just listed (by lstat) is
+// replaced before it is read: a directory by a link or a file (ENOTDIR,
+// ELOOP, or EXDEV from the walk beneath the root), a link by something else
+// (EINVAL from readlink).
+const REPLACED_CODES = new Set(['ENOTDIR', 'ELOOP', 'EXDEV', 'EINVAL']);
+
+/**
+ * native.scanTree(root, exclude), failing with ERR_SNAPSHOT_IO (the OS
+ * error as its cause, the path relative to `root` in the message and in
+ * error.failures, or whole if it is root) where the tree cannot be read, as a job failure does,
+ * rather than with the scan's node:fs-shaped error.
+ */
+export async function scanTree(what, root, exclude) {
+  try {
+    return await native.scanTree(root, exclude);
+  } catch (cause) {
+    if (typeof cause?.syscall !== 'string') throw cause;
+    const where = typeof cause.path === 'string' ? path.relative(root, cause.path) || cause.path : root;
+    const replaced = where !== cause.path && !where.startsWith('..') && REPLACED_CODES.has(cause.code);
+    throw osError(`${what}: could not read ${where} (${cause.code} in ${cause.syscall})${replaced ? '; it was replaced while the tree was being read' : ''}`, cause, where);
+  }
+}
+
+/** ERR_SNAPSHOT_IO for one node:fs-shaped error (`cause`) at `where`; anything else (a TypeError of a bad argument) is rethrown as it is. */
+function osError(message, cause, where) {
+  if (typeof cause?.syscall !== 'string' || typeof cause.code !== 'string') return cause;
+  const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, message, { cause });
+  error.failures = [{ path: where, code: cause.code, errno: -cause.errno, syscall: cause.syscall }];
   return error;
 }
 

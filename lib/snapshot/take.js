@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, linkSync, lstatSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import * as native from '../native.js';
-import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, ioError, JobList } from './engine.js';
+import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, ioError, JobList, scanTree } from './engine.js';
 import { META_NAME, syncDirectory, writeJson } from './layout.js';
 import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
 import { newSnapshotId } from './names.js';
@@ -61,7 +61,7 @@ export async function takeSnapshot(workspace, options) {
   try {
     const rootStats = statSync(workspace.path, { bigint: true });
     const root = [Number(rootStats.mode & 0o7777n), Number(rootStats.mtimeNs / 1_000_000_000n), Number(rootStats.mtimeNs % 1_000_000_000n)];
-    const scan = await native.scanTree(workspace.path, [META_NAME]);
+    const scan = await scanTree('snapshot failed', workspace.path, [META_NAME]);
     checkNames(scan.paths, 'snapshot');
     const parent = worktree.head;
     const treeDigest = createHash('sha256').update(`${scan.digest}\0${root.join(',')}`).digest('hex');

@@ -3,7 +3,7 @@
 // and compare; or compare a worktree with a snapshot. Reports say exactly
 // which paths differ (and why), are missing, or are extra.
 import * as native from '../native.js';
-import { failureOf, hashOf, JobList } from './engine.js';
+import { failureOf, hashOf, JobList, scanTree } from './engine.js';
 import { META_NAME } from './layout.js';
 import { locate, statKey } from './manifest.js';
 
@@ -82,7 +82,7 @@ export async function verifyStore(repository, ids, { threads, onProgress, all })
  * whether there is anything to lose).
  */
 export async function diffWorktree(root, id, manifest, { rehash, threads, onProgress }) {
-  const scan = await native.scanTree(root, [META_NAME]);
+  const scan = await scanTree(id === null ? 'cannot read the worktree' : `cannot compare the worktree with snapshot ${id}`, root, [META_NAME]);
   const current = new Map();
   for (let i = 0; i < scan.paths.length; i++) current.set(scan.paths[i], i);
   const report = { id, worktree: root, ok: true, files: 0, bytes: 0, differ: [], missing: [], extra: [] };
