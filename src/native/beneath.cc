@@ -21,6 +21,10 @@ constexpr int kMaxLinks = 40;
 // openat2 fails with EAGAIN when a rename elsewhere raced a ".." of the
 // lookup; it is safe to try again.
 constexpr int kRetries = 8;
+// The walk looks again at an entry that changed between its open and its
+// readlinkat this often (a file met where a directory is needed is reported
+// after this too, so it stays small).
+constexpr int kSwapRetries = 2;
 
 // ARENACACHE_OPENAT2=off sends every lookup through the walk, as on a kernel
 // without openat2, so that the walk can be tested where openat2 exists.
@@ -136,28 +140,35 @@ int Walk(int root, const std::string& rootPath, const std::string& path, int fla
       name = ".";
     }
     const int how = last ? (flags | O_NOFOLLOW | O_CLOEXEC) : (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int fd = openat(dirs.Top(), name.c_str(), how, last ? mode : 0);
-    int error = errno;
-    if (fd >= 0 && last && (flags & O_PATH) != 0) {
-      // O_PATH with O_NOFOLLOW opens a link itself instead of failing.
-      struct stat st;
-      if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
-        close(fd);
-        fd = -1;
-        error = ELOOP;
-      }
-    }
-    if (fd >= 0) {
-      if (last) return fd;
-      dirs.Push(fd);
-      continue;
-    }
-    // O_NOFOLLOW met a link (ELOOP), or O_DIRECTORY did (ENOTDIR); if
-    // readlinkat finds none, the open's own error stands.
-    if (error != ELOOP && error != ENOTDIR) return Fail(error);
     char target[PATH_MAX];
-    const ssize_t length = readlinkat(dirs.Top(), name.c_str(), target, sizeof target);
-    if (length < 0) return Fail(error);
+    ssize_t length = -1;
+    // An entry swapped between the open and readlinkat (a link when opened,
+    // a directory again when read) is looked at again, not reported as
+    // what it never quite was.
+    for (int attempt = 0; length < 0; attempt++) {
+      int fd = openat(dirs.Top(), name.c_str(), how, last ? mode : 0);
+      int error = errno;
+      if (fd >= 0 && last && (flags & O_PATH) != 0) {
+        // O_PATH with O_NOFOLLOW opens a link itself instead of failing.
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+          close(fd);
+          fd = -1;
+          error = ELOOP;
+        }
+      }
+      if (fd >= 0) {
+        if (last) return fd;
+        dirs.Push(fd);
+        break;
+      }
+      // O_NOFOLLOW met a link (ELOOP), or O_DIRECTORY did (ENOTDIR); if
+      // readlinkat finds none, the open's own error stands.
+      if (error != ELOOP && error != ENOTDIR) return Fail(error);
+      length = readlinkat(dirs.Top(), name.c_str(), target, sizeof target);
+      if (length < 0 && (errno != EINVAL || attempt == kSwapRetries)) return Fail(error);
+    }
+    if (length < 0) continue;  // opened: on to the next component
     if (links == Links::kRefuse || (last && !followLast) || ++followed > kMaxLinks) return Fail(ELOOP);
     if (length == static_cast<ssize_t>(sizeof target)) return Fail(ENAMETOOLONG);
     std::string text(target, static_cast<size_t>(length));

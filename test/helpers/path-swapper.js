@@ -2,7 +2,6 @@
 // (renameat2 RENAME_EXCHANGE, through the addon) as fast as it can, so that
 // a directory is a symbolic link for about half of any moment, until
 // stopped. Each exchange is atomic: both names always exist.
-import { once } from 'node:events';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { exchangePaths } from '../../lib/native.js';
 
@@ -13,12 +12,27 @@ import { exchangePaths } from '../../lib/native.js';
 export async function startSwapper(a, b) {
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const worker = new Worker(new URL(import.meta.url), { workerData: { swapper: { a, b, flag } } });
-  await once(worker, 'message');
+  // One listener for the worker's whole life: with once() per message, the
+  // count posted just before the worker exits was sometimes never delivered
+  // (seen on Node 20 when the main thread had been busy without yielding).
+  let swaps = null;
+  let started;
+  const ready = new Promise((resolve) => {
+    started = resolve;
+  });
+  worker.on('message', (message) => {
+    if (message === 'started') started();
+    else swaps = message;
+  });
+  const exited = new Promise((resolve, reject) => {
+    worker.once('exit', resolve);
+    worker.once('error', reject);
+  });
+  await Promise.race([ready, exited]);
   return {
     async stop() {
       Atomics.store(flag, 0, 1);
-      const [swaps] = await once(worker, 'message');
-      await once(worker, 'exit');
+      await exited;
       return swaps;
     },
   };
