@@ -20,7 +20,7 @@ export const BUS_DEFAULTS = Object.freeze({
   batchIntervalMs: 2,
   /** A batch goes out as soon as it holds this many distinct keys, and no message carries more. */
   batchMaxKeys: 256,
-  /** Datagrams older (or further in the future) than this are refused, in ms; their nonces are remembered this long. */
+  /** Invalidations of a sender not verified yet (see senders.js) stamped further than this from now are refused, in ms. */
   replayWindowMs: 30_000,
 });
 

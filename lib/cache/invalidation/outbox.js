@@ -34,7 +34,7 @@ const W_NOTIFY_AT = 22; // wake the bus once this many records are waiting (0: n
 const W_WAKE = 23; // the word the bus sleeps on
 const W_CLAIMS = 24; // claims made so far: the running bus's claim is its token
 
-/** The reasons openDatagram() gives for refusing a message. */
+/** The reasons openDatagram() and the SenderTable give for refusing a message. */
 export const DROP_REASONS = Object.freeze(['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled']);
 
 /** The counter (and stats() field) of drops for `reason`: 'mac' -> 'invalidationDropsMac'. */
