@@ -10,12 +10,12 @@ import { peer, SECRET, until } from './helpers/invalidation.js';
 
 const MiB = 2 ** 20;
 
-/** Two caches, each with a bus, peered with each other. */
-async function pair(t, options = {}, receiverOptions = options) {
+/** Two caches, each with a bus (both with `options`), peered with each other and verified by each other. */
+async function pair(t, options = {}) {
   const sender = new SharedCache({ memoryBytes: 8 * MiB });
   const receiver = new SharedCache({ memoryBytes: 8 * MiB });
   const senderBus = await new InvalidationBus(sender, { secret: SECRET, udp: {}, ...options }).start();
-  const receiverBus = await new InvalidationBus(receiver, { secret: SECRET, udp: {}, ...receiverOptions }).start();
+  const receiverBus = await new InvalidationBus(receiver, { secret: SECRET, udp: {}, ...options }).start();
   await peer(senderBus, receiverBus);
   const received = [];
   receiverBus.on('received', (message) => received.push(message.invalidations));
@@ -101,7 +101,7 @@ test('a full outbox is not an error: peers are told to clear', async (t) => {
 });
 
 test('workers attached by handle publish their writes; terminating them mid-write neither hangs nor tears a marker', async (t) => {
-  const { sender, receiver, received } = await pair(t, { markers: ['ver:'] }, {});
+  const { sender, receiver, received } = await pair(t, { markers: ['ver:'] });
   const source = `
     const { workerData } = require('node:worker_threads');
     const { createHash } = require('node:crypto');

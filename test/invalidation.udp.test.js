@@ -92,6 +92,7 @@ test('forged, replayed, truncated and 64 KB garbage datagrams are dropped and co
     invalidationDropsMagic: 0,
     invalidationDropsVersion: 1,
     invalidationDropsGarbled: 0,
+    invalidationDropsNotMarker: 0,
   });
   assert.equal(stats.udpBatchesReceived, 1, 'only the genuine datagram, once');
   assert.equal(await b.call('get', { key: 'victim' }), 'kept', 'the forged clear did nothing');

@@ -313,7 +313,7 @@ export class InvalidationBus extends EventEmitter {
     const id = opened.senderId.toString('hex');
     const { reason, sender, cautious } = this.#senders.admit(id, opened, now);
     if (reason === undefined) {
-      if (opened.type === 'invalidations') this.#received(opened, cautious);
+      if (opened.type === 'invalidations') this.#received(opened, cautious, message);
       else if (opened.type === 'hello') {
         if (opened.to.equals(ANY_BUS) || opened.to.equals(this.#senderId)) this.#sendControl('answer', opened.senderId, from);
       } else if (opened.to.equals(this.#senderId) && !sender.verified) {
@@ -330,18 +330,26 @@ export class InvalidationBus extends EventEmitter {
     }
   }
 
-  #drop(reason, message) {
+  #drop(reason, message, key) {
     this.#outbox.count(dropCounter(reason));
-    this.emit('drop', { transport: this.#transport.name, reason, bytes: message.length });
+    const event = { transport: this.#transport.name, reason, bytes: message.length };
+    if (key !== undefined) event.key = key;
+    this.emit('drop', event);
   }
 
   /** Applies a peer's invalidations; `cautious`: its markers' values are not to be trusted (see senders.js). */
-  #received({ invalidations, timestamp }, cautious) {
+  #received({ invalidations, timestamp }, cautious, message) {
     const name = this.#transport.name;
+    const { markers } = this.#options;
     let applied = invalidations;
-    for (let i = 0; cautious && i < invalidations.length; i++) {
+    for (let i = 0; i < invalidations.length; i++) {
       const { op, key } = invalidations[i];
       if (op !== 'set') continue;
+      // A value is stored only for a key that is a marker here too; any
+      // other key a peer "sets" is deleted instead (it did change there).
+      const marker = markers.some((prefix) => keyHasPrefix(key, prefix));
+      if (!marker) this.#drop('not-marker', message, key);
+      if (marker && !cautious) continue;
       if (applied === invalidations) applied = [...invalidations];
       applied[i] = { op: 'delete', key };
     }

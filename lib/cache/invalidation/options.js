@@ -14,7 +14,7 @@ export const BUS_DEFAULTS = Object.freeze({
   redis: undefined,
   /** Publish only writes of keys starting with one of these (strings match string keys, Buffers byte keys); null: every write. */
   prefixes: null,
-  /** Prefixes of version-marker keys: peers store a marker's new value instead of deleting it. */
+  /** Prefixes of version-marker keys: peers store a marker's new value instead of deleting it, and a peer's value is stored only for these. */
   markers: Object.freeze([]),
   /** Longest wait between a write and its batch going out, in ms (0: send at once). */
   batchIntervalMs: 2,
