@@ -284,6 +284,8 @@ export class InvalidationBus extends EventEmitter {
     this.#seq++;
     const datagram = encodeControl(type, { secret: this.#options.secret, senderId: this.#senderId, seq: this.#seq, to, now: this.#now() });
     this.#transport.sendControl(datagram, from).catch((error) => {
+      // One cut short by close() is no failure: nobody awaits its answer.
+      if (this.#state !== 'running') return;
       this.#outbox.count('invalidationSendErrors');
       this.transportError(error);
     });

@@ -130,9 +130,9 @@ export class SenderTable {
         cautious = true;
       }
     } else {
-      // Hellos and answers change nothing here, whatever their age: they are
-      // always looked at, so that a peer whose clock is far off can still
-      // answer and be verified.
+      // Hellos and answers carry no invalidations: they are looked at
+      // whatever their stamp, so that a peer whose clock is far off can
+      // still be asked, answer, and be verified.
       if (type === 'invalidations' && !(Math.abs(now - timestamp) <= this.windowMs)) return { reason: 'stale', sender };
       cautious = true;
     }
