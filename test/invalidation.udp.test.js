@@ -1,12 +1,12 @@
 // UDP invalidation between processes on 127.0.0.1 over real sockets: two and
 // three hosts, writes from worker threads, and datagrams an attacker could
-// send (forged, replayed, truncated, 64 KB of garbage), each dropped and
-// counted while the peer keeps working.
+// send (forged, replayed, truncated, 64 KB of garbage, an older format),
+// each dropped and counted while the peer keeps working.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { encodeDatagrams } from '../lib/cache/invalidation/wire.js';
+import { encodeDatagrams, VERSION } from '../lib/cache/invalidation/wire.js';
 import { SECRET, startPeer, until } from './helpers/invalidation.js';
 
 const UDP = { secret: SECRET, udp: {}, markers: ['ver:'], batchIntervalMs: 1 };
@@ -75,9 +75,12 @@ test('forged, replayed, truncated and 64 KB garbage datagrams are dropped and co
   await send(genuine.subarray(0, genuine.length - 7)); // truncated: its MAC no longer matches
   await send(genuine.subarray(0, 30)); // truncated below a header
   await send(randomBytes(65507)); // 64 KB of garbage (the most UDP carries), over maxDatagramBytes
-  await send(Buffer.concat([Buffer.from('ACIV'), Buffer.from([1]), randomBytes(200)])); // our magic and version, then garbage
+  await send(Buffer.concat([Buffer.from('ACIV'), Buffer.from([VERSION]), randomBytes(200)])); // our magic and version, then garbage
+  const firstFormat = Buffer.from(genuine);
+  firstFormat[4] = 1; // a host still on the first format (a nonce where the sequence number is now)
+  await send(firstFormat);
 
-  await until(async () => (await b.call('stats')).invalidationsDropped >= 6, 'six drops');
+  await until(async () => (await b.call('stats')).invalidationsDropped >= 7, 'seven drops');
   const stats = await b.call('stats');
   const drops = Object.fromEntries(Object.entries(stats).filter(([name]) => name.startsWith('invalidationDrops')));
   assert.deepEqual(drops, {
@@ -87,8 +90,9 @@ test('forged, replayed, truncated and 64 KB garbage datagrams are dropped and co
     invalidationDropsShort: 1,
     invalidationDropsOversize: 1,
     invalidationDropsMagic: 0,
-    invalidationDropsVersion: 0,
+    invalidationDropsVersion: 1,
     invalidationDropsGarbled: 0,
+    invalidationDropsNotMarker: 0,
   });
   assert.equal(stats.udpBatchesReceived, 1, 'only the genuine datagram, once');
   assert.equal(await b.call('get', { key: 'victim' }), 'kept', 'the forged clear did nothing');

@@ -1,16 +1,22 @@
-// The invalidation datagram (lib/cache/invalidation/wire.js): binary
-// framing where any byte may be in a key, HMAC-SHA256, and a replay window.
+// The invalidation message (lib/cache/invalidation/wire.js): binary
+// framing where any byte may be in a key, numbered messages, hellos and
+// answers, HMAC-SHA256. (Replays: invalidation.senders.test.js.)
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { ReplayGuard } from '../lib/cache/invalidation/replay-guard.js';
-import { encodeDatagrams, HEADER_BYTES, MAC_BYTES, openDatagram, secretBytes } from '../lib/cache/invalidation/wire.js';
+import { ANY_BUS, encodeControl, encodeDatagrams, HEADER_BYTES, MAC_BYTES, openDatagram, secretBytes, VERSION } from '../lib/cache/invalidation/wire.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 
 const secret = 'a shared secret of enough bytes';
 const senderId = Buffer.from('0123456789abcdef', 'hex');
-const guard = () => new ReplayGuard({ windowMs: 30_000, maxNonces: 10_000 });
-const open = (datagram, options = {}) => openDatagram(datagram, { secret: secretBytes(secret), guard: options.guard ?? guard(), ...options });
+const open = (datagram, options = {}) => openDatagram(datagram, { secret: secretBytes(secret), ...options });
+
+/** `datagram` with its body changed by `edit` and sealed again with the secret (only a holder of the secret can do this). */
+function resign(datagram, edit) {
+  const body = Buffer.from(datagram.subarray(0, datagram.length - MAC_BYTES));
+  edit(body);
+  return Buffer.concat([body, createHmac('sha256', secretBytes(secret)).update(body).digest()]);
+}
 
 test('any key survives the trip: commas, NUL, newlines, UTF-8, raw bytes; every op', () => {
   const invalidations = [
@@ -22,22 +28,25 @@ test('any key survives the trip: commas, NUL, newlines, UTF-8, raw bytes; every 
     { op: 'set', key: 'config:version', value: Buffer.from([1, 2, 3]) },
     { op: 'clear' },
   ];
-  const [datagram, ...rest] = encodeDatagrams(invalidations, { secret, senderId });
+  const [datagram, ...rest] = encodeDatagrams(invalidations, { secret, senderId, seq: 2 ** 40 + 7, now: 1234.5 });
   assert.equal(rest.length, 0);
   const opened = open(datagram);
   assert.equal(opened.ok, true);
+  assert.equal(opened.type, 'invalidations');
   assert.deepEqual(opened.senderId, senderId);
+  assert.equal(opened.seq, 2 ** 40 + 7);
+  assert.equal(opened.timestamp, 1234.5);
   // 'clear' names no key: it comes back with the empty one.
   assert.deepEqual(opened.invalidations, invalidations.map((invalidation) => ({ key: '', ...invalidation })));
 });
 
-test('a batch larger than a datagram is split, in order, each datagram within the limit', () => {
+test('a batch larger than a datagram is split, in order, each datagram within the limit and numbered in turn', () => {
   const invalidations = Array.from({ length: 500 }, (_, i) => ({ op: 'delete', key: `key-${i}-${'x'.repeat(i % 90)}` }));
-  const datagrams = encodeDatagrams(invalidations, { secret, senderId, maxBytes: 1200 });
+  const datagrams = encodeDatagrams(invalidations, { secret, senderId, seq: 41, maxBytes: 1200 });
   assert.ok(datagrams.length > 10);
   for (const datagram of datagrams) assert.ok(datagram.length <= 1200, `${datagram.length}`);
-  const receiver = guard();
-  const received = datagrams.flatMap((datagram) => open(datagram, { guard: receiver }).invalidations);
+  assert.deepEqual(datagrams.map((datagram) => open(datagram).seq), datagrams.map((_, i) => 41 + i));
+  const received = datagrams.flatMap((datagram) => open(datagram).invalidations);
   assert.deepEqual(received, invalidations);
   assert.throws(() => encodeDatagrams([{ op: 'delete', key: 'k'.repeat(2000) }], { secret, senderId, maxBytes: 1200 }), {
     name: 'RangeError',
@@ -45,7 +54,16 @@ test('a batch larger than a datagram is split, in order, each datagram within th
   });
 });
 
-test('forged, truncated, replayed, stale, oversized and garbage datagrams are refused with their reason, never thrown', () => {
+test('a hello and an answer name the bus they address', () => {
+  const to = randomBytes(8);
+  const answer = open(encodeControl('answer', { secret, senderId, seq: 9, to, now: 77 }));
+  assert.deepEqual({ ...answer, senderId: [...answer.senderId], to: [...answer.to] }, { ok: true, type: 'answer', senderId: [...senderId], seq: 9, timestamp: 77, to: [...to] });
+  const hello = open(encodeControl('hello', { secret, senderId, seq: 10, to: ANY_BUS }));
+  assert.equal(hello.type, 'hello');
+  assert.deepEqual(hello.to, ANY_BUS);
+});
+
+test('forged, truncated, oversized, old-format and garbage datagrams are refused with their reason, never thrown', () => {
   const [datagram] = encodeDatagrams([{ op: 'delete', key: 'k' }], { secret, senderId });
   for (let i = 0; i < datagram.length; i++) {
     const forged = Buffer.from(datagram);
@@ -57,20 +75,17 @@ test('forged, truncated, replayed, stale, oversized and garbage datagrams are re
   assert.equal(open(other).reason, 'mac');
   assert.equal(open(datagram.subarray(0, datagram.length - 1)).reason, 'mac');
   assert.equal(open(datagram.subarray(0, HEADER_BYTES + MAC_BYTES - 1)).reason, 'short');
-  const receiver = guard();
-  assert.equal(open(datagram, { guard: receiver }).ok, true);
-  assert.equal(open(datagram, { guard: receiver }).reason, 'replay');
-  const [old] = encodeDatagrams([{ op: 'delete', key: 'k' }], { secret, senderId, now: Date.now() - 60_000 });
-  assert.equal(open(old).reason, 'stale');
-  const [ahead] = encodeDatagrams([{ op: 'delete', key: 'k' }], { secret, senderId, now: Date.now() + 60_000 });
-  assert.equal(open(ahead).reason, 'stale');
   const garbage = randomBytes(64 * 1024 - 100);
   garbage[0] = 0; // not 'A'
   assert.equal(open(garbage).reason, 'magic');
   assert.equal(open(Buffer.alloc(70_000)).reason, 'oversize');
-  const future = Buffer.from(datagram);
-  future[4] = 2;
-  assert.equal(open(future).reason, 'version');
+  // The first format (a nonce where the sequence number is now), however well sealed, and a future one.
+  for (const version of [1, VERSION + 1]) assert.equal(open(resign(datagram, (body) => (body[4] = version))).reason, 'version', `version ${version}`);
+  // Sealed with the secret, but of no known type, numbered 0, or a hello with entries.
+  assert.equal(open(resign(datagram, (body) => (body[5] = 9))).reason, 'garbled');
+  assert.equal(open(resign(datagram, (body) => body.fill(0, 16, 24))).reason, 'garbled');
+  const hello = encodeControl('hello', { secret, senderId, seq: 1, to: ANY_BUS });
+  assert.equal(open(resign(hello, (body) => body.writeUInt16BE(1, 6))).reason, 'garbled');
 });
 
 test('random bytes and random mutations never throw (fuzz)', () => {
@@ -87,26 +102,9 @@ test('random bytes and random mutations never throw (fuzz)', () => {
 });
 
 test('a datagram whose MAC is right but whose entries do not add up is garbled', () => {
-  // Only a holder of the secret can make one: build it by hand and sign it.
   const [datagram] = encodeDatagrams([{ op: 'delete', key: 'abc' }], { secret, senderId });
-  const body = Buffer.from(datagram.subarray(0, datagram.length - MAC_BYTES));
-  body.writeUInt32BE(1000, HEADER_BYTES + 2); // the key claims 1000 bytes
-  const resigned = Buffer.concat([body, createHmac('sha256', secretBytes(secret)).update(body).digest()]);
+  const resigned = resign(datagram, (body) => body.writeUInt32BE(1000, HEADER_BYTES + 2)); // the key claims 1000 bytes
   assert.equal(open(resigned).reason, 'garbled');
-});
-
-test('the replay guard forgets old nonces within a bound, refusing all it may have forgotten', () => {
-  const replay = new ReplayGuard({ windowMs: 1000, maxNonces: 3 });
-  const now = 1_000_000;
-  assert.equal(replay.check('a', now - 10, now), null);
-  assert.equal(replay.check('b', now - 5, now), null);
-  assert.equal(replay.check('c', now - 1, now), null);
-  assert.equal(replay.check('d', now, now), null); // forgets 'a', and refuses anything stamped at or before it
-  assert.equal(replay.check('a', now - 10, now), 'stale');
-  assert.equal(replay.check('e', now - 20, now), 'stale');
-  assert.equal(replay.check('b', now - 5, now), 'replay');
-  assert.equal(replay.check('f', now - 2000, now), 'stale', 'outside the window');
-  assert.ok(replay.seen.size <= 3);
 });
 
 test('the secret is required, and must be long enough', () => {

@@ -75,7 +75,7 @@ const CACHE_METRICS = [
   [
     'invalidation_drops_total',
     'counter',
-    'Invalidation messages refused, by reason: mac (forged, truncated or another secret), replay, stale, short, oversize, magic, version, garbled.',
+    'Invalidation messages refused, by reason: mac (forged, truncated or another secret), replay, stale, short, oversize, magic, version, garbled; and not-marker: values refused for keys that are not markers here (deleted instead).',
     (s) => DROP_REASONS.map((reason) => [{ reason }, s[dropCounter(reason)]]),
     ['reason'],
   ],

@@ -49,3 +49,38 @@ export async function until(check, what, timeoutMs = 5000) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/**
+ * A UDP socket on 127.0.0.1 that keeps every invalidation datagram it
+ * receives (a host an attacker controls, or a tap on the wire; hellos and
+ * answers are left out), and sends datagrams as they are.
+ */
+export async function startRecorder() {
+  const dgram = await import('node:dgram');
+  const { openDatagram, secretBytes } = await import('../../lib/cache/invalidation/wire.js');
+  const socket = dgram.createSocket('udp4');
+  const datagrams = [];
+  socket.on('message', (datagram) => {
+    if (openDatagram(datagram, { secret: secretBytes(SECRET) }).type === 'invalidations') datagrams.push(datagram);
+  });
+  await new Promise((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return {
+    datagrams,
+    address: `127.0.0.1:${socket.address().port}`,
+    send: (datagram, port) => new Promise((resolve, reject) => socket.send(datagram, port, '127.0.0.1', (error) => (error ? reject(error) : resolve()))),
+    close: () => new Promise((resolve) => socket.close(resolve)),
+  };
+}
+
+/**
+ * Makes two running UDP buses peers of each other (plus `extra` addresses
+ * for `a`), and resolves once each has verified the other (its answer came
+ * back), so that markers they send are stored, not deleted.
+ */
+export async function peer(a, b, extra = []) {
+  const { once } = await import('node:events');
+  const verified = Promise.all([once(a, 'verified'), once(b, 'verified')]);
+  a.setPeers([`127.0.0.1:${b.address.port}`, ...extra]);
+  b.setPeers([`127.0.0.1:${a.address.port}`]);
+  await verified;
+}

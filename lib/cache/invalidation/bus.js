@@ -13,14 +13,18 @@ import { ArenaCacheError, codes, describe } from '../../errors.js';
 import { InvalidationBatch, keyHasPrefix } from './batch.js';
 import { dropCounter, OUTBOX_CLEAR, OUTBOX_SET } from './outbox.js';
 import { resolveBusOptions } from './options.js';
-import { ReplayGuard } from './replay-guard.js';
-import { HEADER_BYTES, MAC_BYTES, encodeDatagrams, entryCount, openDatagram } from './wire.js';
+import { SenderTable } from './senders.js';
+import { ANY_BUS, HEADER_BYTES, MAC_BYTES, encodeControl, encodeDatagrams, entryCount, openDatagram } from './wire.js';
 import { UdpTransport } from './udp.js';
 import { RedisTransport } from './redis.js';
-import { kInvalidation } from './internal.js';
+import { kClock, kInvalidation } from './internal.js';
 import { KEY_STRING } from '../../arena/record.js';
 
-const REPLAY_MAX_NONCES = 1_000_000;
+/** Senders remembered at once (verified; and unverified, see senders.js): a fleet larger than this re-verifies its least active. */
+const MAX_SENDERS = 4096;
+const MAX_UNVERIFIED = 1024;
+/** An unverified sender is asked again to answer (a hello or its answer was lost) at most this often. */
+const HELLO_RETRY_MS = 500;
 /** An entry's bytes on the wire besides its key (and value): op, kind, key length. */
 const ENTRY_HEADER = 6;
 /** Messages the pump lets queue up behind the one being sent before it waits. */
@@ -33,7 +37,12 @@ export class InvalidationBus extends EventEmitter {
   #transport;
   #batch = new InvalidationBatch();
   #senderId = randomBytes(8);
-  #guard;
+  /** The last sequence number used: every message we send takes the next. */
+  #seq = 0;
+  /** Who sent what (senders.js). */
+  #senders;
+  /** performance.now() at start: how long we have run, whatever the wall clock does. */
+  #startedAt = 0;
   #state = 'new'; // new, starting, running, closing, closed
   #pump = null;
   #startup = null;
@@ -41,6 +50,8 @@ export class InvalidationBus extends EventEmitter {
   /** Chunks handed to the transport and not yet sent. */
   #inFlight = 0;
   #sending = Promise.resolve();
+  /** ms since the epoch: Date.now, unless a test gives another clock (kClock). */
+  #now;
 
   /**
    * Publishes the writes of every thread of this process on `cache`, and
@@ -60,9 +71,10 @@ export class InvalidationBus extends EventEmitter {
       );
     }
     this.#options = resolved;
+    this.#now = options[kClock] ?? Date.now;
     this.#port = port;
     this.#outbox = port.outbox;
-    this.#guard = new ReplayGuard({ windowMs: resolved.replayWindowMs, maxNonces: REPLAY_MAX_NONCES });
+    this.#senders = new SenderTable({ windowMs: resolved.replayWindowMs, maxSenders: MAX_SENDERS, maxUnverified: MAX_UNVERIFIED });
     this.#transport = resolved.udp !== undefined ? new UdpTransport(resolved.udp, this) : new RedisTransport(resolved.redis, this);
   }
 
@@ -90,11 +102,14 @@ export class InvalidationBus extends EventEmitter {
       throw failure;
     }
     this.#port.attachBus(this);
-    // Nothing sent before we ran was meant for us: a datagram recorded and
-    // replayed to a restarted bus is refused as stale, as any other replay.
-    this.#guard.floor = Date.now() - 1;
+    // Nothing sent before we ran was meant for us (a datagram recorded and
+    // replayed to a restarted bus): senders.js tells those apart by asking
+    // each sender, not by comparing its clock with ours.
+    this.#startedAt = performance.now();
     this.#state = 'running';
     this.#pump = this.#run();
+    // Ask the peers we know of at once, so that they are verified before they next write.
+    this.#sendControl('hello', ANY_BUS);
     return this;
   }
 
@@ -114,6 +129,7 @@ export class InvalidationBus extends EventEmitter {
     if (this.#state === 'closing' || this.#state === 'closed') throw this.#stateError('setPeers()');
     if (this.#transport.name !== 'udp') throw new TypeError('setPeers() is for the UDP transport; Redis peers find each other through the channel');
     this.#transport.setPeers(peers);
+    if (this.#state === 'running') this.#sendControl('hello', ANY_BUS);
   }
 
   /** Whether the bus runs (between start() and close()). */
@@ -252,32 +268,97 @@ export class InvalidationBus extends EventEmitter {
       }
       sealed.push(entry);
     }
-    return encodeDatagrams(sealed, { secret: this.#options.secret, senderId: this.#senderId, maxBytes });
+    const datagrams = encodeDatagrams(sealed, { secret: this.#options.secret, senderId: this.#senderId, seq: this.#seq + 1, maxBytes, now: this.#now() });
+    this.#seq += datagrams.length;
+    return datagrams;
   }
 
-  /** A message arrived: check it, count it, apply it. Never throws. */
-  receive(message) {
+  /**
+   * Sends a hello or an answer addressed to the bus `to` (an id), to the
+   * address `from` a message came from (UDP) or to every peer. Numbered
+   * with our messages and sent in order after them: an answer's number
+   * tells its receiver which of our messages may predate its start.
+   */
+  #sendControl(type, to, from) {
+    if (this.#state !== 'running') return;
+    this.#seq++;
+    const datagram = encodeControl(type, { secret: this.#options.secret, senderId: this.#senderId, seq: this.#seq, to, now: this.#now() });
+    this.#transport.sendControl(datagram, from).catch((error) => {
+      // One cut short by close() is no failure: nobody awaits its answer.
+      if (this.#state !== 'running') return;
+      this.#outbox.count('invalidationSendErrors');
+      this.transportError(error);
+    });
+  }
+
+  /**
+   * A message arrived (UDP: from the address `from`): check it, count it,
+   * apply it, answer it. Never throws.
+   */
+  receive(message, from) {
     if (this.#state !== 'running' && this.#state !== 'closing') return;
     const name = this.#transport.name;
     let opened;
     try {
-      opened = openDatagram(message, { secret: this.#options.secret, guard: this.#guard, maxBytes: this.#transport.maxBytes });
+      opened = openDatagram(message, { secret: this.#options.secret, maxBytes: this.#transport.maxBytes });
     } catch (error) {
       opened = { ok: false, reason: 'garbled' };
       this.transportError(error);
     }
     if (!opened.ok) {
-      this.#outbox.count(dropCounter(opened.reason));
-      this.emit('drop', { transport: name, reason: opened.reason, bytes: message.length });
+      this.#drop(opened.reason, message);
       return;
     }
     // Redis echoes our own messages back to us.
     if (opened.senderId.equals(this.#senderId)) return;
-    const { invalidations } = opened;
-    this.#apply(invalidations);
+    const now = this.#now();
+    const id = opened.senderId.toString('hex');
+    const { reason, sender, cautious } = this.#senders.admit(id, opened, now);
+    if (reason === undefined) {
+      if (opened.type === 'invalidations') this.#received(opened, cautious, message);
+      else if (opened.type === 'hello') {
+        if (opened.to.equals(ANY_BUS) || opened.to.equals(this.#senderId)) this.#sendControl('answer', opened.senderId, from);
+      } else if (opened.to.equals(this.#senderId) && !sender.verified) {
+        this.#senders.verify(sender, opened, performance.now() - this.#startedAt);
+        this.emit('verified', { transport: name, sender: id });
+      }
+    } else {
+      this.#drop(reason, message);
+    }
+    const tick = performance.now();
+    if (!sender.verified && tick - sender.helloAt >= HELLO_RETRY_MS) {
+      sender.helloAt = tick;
+      this.#sendControl('hello', opened.senderId, from);
+    }
+  }
+
+  #drop(reason, message, key) {
+    this.#outbox.count(dropCounter(reason));
+    const event = { transport: this.#transport.name, reason, bytes: message.length };
+    if (key !== undefined) event.key = key;
+    this.emit('drop', event);
+  }
+
+  /** Applies a peer's invalidations; `cautious`: its markers' values are not to be trusted (see senders.js). */
+  #received({ invalidations, timestamp }, cautious, message) {
+    const name = this.#transport.name;
+    const { markers } = this.#options;
+    let applied = invalidations;
+    for (let i = 0; i < invalidations.length; i++) {
+      const { op, key } = invalidations[i];
+      if (op !== 'set') continue;
+      // A value is stored only for a key that is a marker here too; any
+      // other key a peer "sets" is deleted instead (it did change there).
+      const marker = markers.some((prefix) => keyHasPrefix(key, prefix));
+      if (!marker) this.#drop('not-marker', message, key);
+      if (marker && !cautious) continue;
+      if (applied === invalidations) applied = [...invalidations];
+      applied[i] = { op: 'delete', key };
+    }
+    this.#apply(applied);
     this.#outbox.count(`${name}BatchesReceived`);
     this.#outbox.count(`${name}KeysReceived`, invalidations.length);
-    this.emit('received', { transport: name, invalidations, sentAt: opened.timestamp });
+    this.emit('received', { transport: name, invalidations, sentAt: timestamp, cautious });
   }
 
   /** A message went out. */

@@ -14,13 +14,13 @@ export const BUS_DEFAULTS = Object.freeze({
   redis: undefined,
   /** Publish only writes of keys starting with one of these (strings match string keys, Buffers byte keys); null: every write. */
   prefixes: null,
-  /** Prefixes of version-marker keys: peers store a marker's new value instead of deleting it. */
+  /** Prefixes of version-marker keys: peers store a marker's new value instead of deleting it, and a peer's value is stored only for these. */
   markers: Object.freeze([]),
   /** Longest wait between a write and its batch going out, in ms (0: send at once). */
   batchIntervalMs: 2,
   /** A batch goes out as soon as it holds this many distinct keys, and no message carries more. */
   batchMaxKeys: 256,
-  /** Datagrams older (or further in the future) than this are refused, in ms; their nonces are remembered this long. */
+  /** Invalidations of a sender not verified yet (see senders.js) stamped further than this from now are refused, in ms. */
   replayWindowMs: 30_000,
 });
 

@@ -34,12 +34,16 @@ const W_NOTIFY_AT = 22; // wake the bus once this many records are waiting (0: n
 const W_WAKE = 23; // the word the bus sleeps on
 const W_CLAIMS = 24; // claims made so far: the running bus's claim is its token
 
-/** The reasons openDatagram() gives for refusing a message. */
-export const DROP_REASONS = Object.freeze(['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled']);
+/**
+ * Why the bus refuses what a peer sent: a message (openDatagram() and the
+ * SenderTable's reasons), or for 'not-marker' one entry (a value for a key
+ * that is not a marker here).
+ */
+export const DROP_REASONS = Object.freeze(['mac', 'replay', 'stale', 'short', 'oversize', 'magic', 'version', 'garbled', 'not-marker']);
 
-/** The counter (and stats() field) of drops for `reason`: 'mac' -> 'invalidationDropsMac'. */
+/** The counter (and stats() field) of drops for `reason`: 'mac' -> 'invalidationDropsMac', 'not-marker' -> 'invalidationDropsNotMarker'. */
 export function dropCounter(reason) {
-  return `invalidationDrops${reason[0].toUpperCase()}${reason.slice(1)}`;
+  return `invalidationDrops${reason.replace(/(?:^|-)(.)/g, (_, letter) => letter.toUpperCase())}`;
 }
 
 /** Counters shared by every thread of the process, named as the stats() fields they are. */

@@ -121,6 +121,11 @@ export class RedisTransport {
     await this.#publish(invalidations);
   }
 
+  /** Publishes a hello or an answer (see senders.js): every peer hears it; only the bus it addresses acts on it. */
+  async sendControl(datagram) {
+    await this.#publisher.publish(this.#options.channel, datagram);
+  }
+
   async #publish(invalidations) {
     const messages = this.#bus.encode(invalidations, this.maxBytes);
     // Issued together: one connection keeps their order, and they pipeline.

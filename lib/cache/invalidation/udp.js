@@ -43,7 +43,7 @@ export class UdpTransport {
       throw new ArenaCacheError(codes.ERR_INVALIDATION_TRANSPORT, `the UDP socket could not be bound to ${address}:${port}: ${cause.message}`, { cause });
     });
     // A datagram is read whole: nothing a sender puts in one can straddle two.
-    socket.on('message', (datagram) => this.#bus.receive(datagram));
+    socket.on('message', (datagram, from) => this.#bus.receive(datagram, from));
     socket.on('error', (error) => this.#bus.transportError(error));
     this.#socket = socket;
   }
@@ -68,16 +68,28 @@ export class UdpTransport {
     return this.#last;
   }
 
-  #sendAll(datagrams) {
+  /**
+   * Sends a hello or an answer (see senders.js) to `to` ({ address, port }:
+   * where the message that prompted it came from), or to every peer. In
+   * order after the invalidations handed over before it.
+   */
+  sendControl(datagram, to) {
+    this.#last = this.#last.then(() => this.#sendAll([datagram], to === undefined ? this.#peers : [to], false));
+    return this.#last;
+  }
+
+  #sendAll(datagrams, peers = this.#peers, counted = true) {
     const socket = this.#socket;
+    // Closed meanwhile: only a hello or an answer can still be queued (close() waits for invalidations).
+    if (socket === null) return Promise.resolve();
     const sends = [];
-    for (const { address, port } of this.#peers) {
+    for (const { address, port } of peers) {
       for (const datagram of datagrams) {
         sends.push(
           new Promise((resolve) => {
             const done = (error) => {
               if (error) this.#bus.sendFailed(error, `${address}:${port}`);
-              else this.#bus.sent(datagram);
+              else if (counted) this.#bus.sent(datagram);
               resolve();
             };
             try {
