@@ -63,6 +63,19 @@ test('a slot holding values no counting makes is left out of stats() and reset, 
   assertCounts(cache.stats(), { hits: 7, threadSlotRepairs: 1 });
 });
 
+test('repairs are a Prometheus counter too', async () => {
+  const { Registry } = await import('prom-client');
+  const cache = new SharedCache({ memoryBytes: MiB });
+  const registry = new Registry();
+  cache.registerMetrics(registry, { name: 'damaged' });
+  work(cache);
+  slotViews(cache.handle.buffer, 3).f64[WORD.hits] = -1;
+  const text = await registry.metrics();
+  assert.match(text, /# HELP arenacache_thread_slot_repairs_total Thread counter slots found damaged and reset \(their counts left out\)\./);
+  assert.match(text, /^arenacache_thread_slot_repairs_total\{cache="damaged"\} 1$/m);
+  assert.match(text, /^arenacache_hits_total\{cache="damaged"\} 2$/m);
+});
+
 test('an impossible owner, or a word no counter uses, marks a slot damaged too; an impossible owner is freed', () => {
   const cache = new SharedCache({ memoryBytes: MiB });
   work(cache);

@@ -53,6 +53,7 @@ const CACHE_METRICS = [
   ['lock_recoveries_total', 'counter', 'Shards reset after a dead or expired lock holder.', (s) => s.lockRecoveries],
   ['shard_repairs_total', 'counter', 'Shards reset after an inconsistency was detected.', (s) => s.shardRepairs],
   ['read_retries_total', 'counter', 'Optimistic reads repeated because a writer came in between.', (s) => s.readRetries],
+  ['thread_slot_repairs_total', 'counter', 'Thread counter slots found damaged and reset (their counts left out).', (s) => s.threadSlotRepairs],
   ['entries', 'gauge', 'Entries stored.', (s) => s.entries],
   ['bytes', 'gauge', 'Bytes of live keys and values.', (s) => s.liveBytes],
   ['used_bytes', 'gauge', 'Bytes of the data regions in use (records, headers, not yet reclaimed space).', (s) => s.usedBytes],
