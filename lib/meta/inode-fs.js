@@ -3,7 +3,7 @@
 
 import { describe, ArenaCacheError, codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
-import { checkInteger, withDefaults } from '../cache/options.js';
+import { checkArenaFileMode, checkInteger, withDefaults } from '../cache/options.js';
 import { InodeCache } from './inode-cache.js';
 import { fsError } from './errors.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, pathEnding, resolve, tooLong } from './resolve.js';
@@ -45,6 +45,13 @@ const DEFAULTS = Object.freeze({
    * lose the last writes (never tear the store).
    */
   durable: true,
+  /**
+   * The mode of the store's files (the lmdb file and its lock file) when
+   * they are created, set exactly (the umask does not apply). Group or
+   * others may not write (open() refuses such files); a mode that lets
+   * them read warns.
+   */
+  mode: 0o600,
 });
 
 function resolveOptions(options = {}) {
@@ -54,6 +61,7 @@ function resolveOptions(options = {}) {
   checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20, 'an integer from 0 to 1048576');
   checkInteger(resolved.chunkBytes, 'options.chunkBytes', 4096, 2 ** 26, 'an integer from 4096 to 67108864');
   if (typeof resolved.durable !== 'boolean') throw new TypeError(`options.durable must be a boolean (got ${describe(resolved.durable)})`);
+  checkArenaFileMode(resolved.mode, 'options.mode', 'the store files');
   if (resolved.cache !== undefined && !(resolved.cache instanceof SharedCache)) {
     throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
   }
