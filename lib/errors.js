@@ -50,8 +50,10 @@ export const codes = Object.freeze({
   ERR_FS_ROOT: 'ERR_FS_ROOT',
   /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */
   ERR_PATH_OUTSIDE_ROOT: 'ERR_PATH_OUTSIDE_ROOT',
-  /** InodeFS: the store file cannot be opened (not lmdb, corrupt, another program's lmdb file, another format version). */
+  /** InodeFS: the store file cannot be opened (not lmdb, corrupt, another program's lmdb file, another format version, a symbolic link or not a regular file). */
   ERR_INODEFS_STORE: 'ERR_INODEFS_STORE',
+  /** InodeFS: a store file belongs to another user, or others may write to it. */
+  ERR_INODEFS_PERMISSIONS: 'ERR_INODEFS_PERMISSIONS',
   /** InodeFS: the store is open in another live process. */
   ERR_INODEFS_BUSY: 'ERR_INODEFS_BUSY',
   /** InodeFS: the InodeFS or the snapshot was closed or released. */

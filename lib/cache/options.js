@@ -204,15 +204,16 @@ export function resolveOpenOptions(options) {
 /**
  * Validates the mode a new arena file is created with: exactly what open()
  * accepts of an existing file (owned, not writable by group or others; see
- * arena/file.js), so that every file it creates can be opened again.
+ * arena/file.js), so that every file it creates can be opened again. The
+ * files of an InodeFS store follow the same rule (`files` names them).
  */
-export function checkArenaFileMode(mode, name) {
+export function checkArenaFileMode(mode, name, files = 'the arena file') {
   checkInteger(mode, name, 0, 0o777, 'a file mode up to 0o777, such as 0o600');
   if ((mode & 0o600) !== 0o600) {
     throw new RangeError(`${name} must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
   }
   if ((mode & FOREIGN_WRITE_BITS) !== 0) {
-    throw new RangeError(`${name} must not let group or others write to the arena file, which open() would then refuse (got 0o${mode.toString(8)}); use 0o600`);
+    throw new RangeError(`${name} must not let group or others write to ${files}, which open() would then refuse (got 0o${mode.toString(8)}); use 0o600`);
   }
 }
 

@@ -3,10 +3,10 @@
 
 import { describe, ArenaCacheError, codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
-import { checkInteger, withDefaults } from '../cache/options.js';
+import { checkArenaFileMode, checkInteger, withDefaults } from '../cache/options.js';
 import { InodeCache } from './inode-cache.js';
 import { fsError } from './errors.js';
-import { MAX_NAME_BYTES, MAX_PATH_BYTES, resolve, tooLong } from './resolve.js';
+import { MAX_NAME_BYTES, MAX_PATH_BYTES, pathEnding, resolve, tooLong } from './resolve.js';
 import { checkMode, toBytes, writeOptions } from '../fs/arguments.js';
 import { FsReader, promiseForms } from './reader.js';
 import { CachedStats } from '../fs/stats.js';
@@ -45,6 +45,13 @@ const DEFAULTS = Object.freeze({
    * lose the last writes (never tear the store).
    */
   durable: true,
+  /**
+   * The mode of the store's files (the lmdb file and its lock file) when
+   * they are created, set exactly (the umask does not apply). Group or
+   * others may not write (open() refuses such files); a mode that lets
+   * them read warns.
+   */
+  mode: 0o600,
 });
 
 function resolveOptions(options = {}) {
@@ -54,6 +61,7 @@ function resolveOptions(options = {}) {
   checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20, 'an integer from 0 to 1048576');
   checkInteger(resolved.chunkBytes, 'options.chunkBytes', 4096, 2 ** 26, 'an integer from 4096 to 67108864');
   if (typeof resolved.durable !== 'boolean') throw new TypeError(`options.durable must be a boolean (got ${describe(resolved.durable)})`);
+  checkArenaFileMode(resolved.mode, 'options.mode', 'the store files');
   if (resolved.cache !== undefined && !(resolved.cache instanceof SharedCache)) {
     throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
   }
@@ -196,7 +204,8 @@ export class InodeFS extends FsReader {
     checkMode(mode, 'options.mode');
     return this.#write((tx) => {
       if (!recursive) {
-        const { parent, name, inode } = resolve(tx, path, 'mkdir');
+        // Anything there is in the way, a link too (dangling or not): mkdir(2) follows none.
+        const { parent, name, inode } = resolve(tx, path, 'mkdir', false);
         if (inode !== undefined) throw fsError('EEXIST', 'mkdir', path);
         this.#link(tx, parent, name, newInode(tx.newIno(), 'dir', mode, Date.now()));
         return undefined;
@@ -206,11 +215,18 @@ export class InodeFS extends FsReader {
       const names = path.split('/').filter((n) => n !== '' && n !== '.');
       // Each name may be created: a long one fails the call before any is (node:fs names the whole path).
       if (tooLong(path, MAX_PATH_BYTES) || names.some((name) => tooLong(name, MAX_NAME_BYTES))) throw fsError('ENAMETOOLONG', 'mkdir', path);
+      // Only a plain last name may name something else already there (EEXIST); one to look in, or "x/", must be a directory.
+      const asDirectory = pathEnding(path) !== '';
       for (let depth = 1; depth <= names.length; depth++) {
         const prefix = `/${names.slice(0, depth).join('/')}`;
-        const { parent, name, inode } = resolve(tx, prefix, 'mkdir');
+        let { parent, name, inode } = resolve(tx, prefix, 'mkdir', false);
+        // A link is followed to its directory; one that leads nowhere is not created through.
+        if (inode?.type === 'symlink') {
+          inode = resolve(tx, prefix, 'mkdir', true).inode;
+          if (inode === undefined) throw fsError('ENOENT', 'mkdir', path);
+        }
         if (inode !== undefined) {
-          if (inode.type !== 'dir') throw fsError('EEXIST', 'mkdir', path);
+          if (inode.type !== 'dir') throw fsError(depth < names.length || asDirectory ? 'ENOTDIR' : 'EEXIST', 'mkdir', path);
           continue;
         }
         this.#link(tx, parent, name, newInode(tx.newIno(), 'dir', mode, Date.now()));
@@ -224,8 +240,10 @@ export class InodeFS extends FsReader {
     if (typeof target !== 'string' || target.length === 0) throw new TypeError(`target must be a non-empty string (got ${describe(target)})`);
     this.#write((tx) => {
       if (tooLong(target, MAX_PATH_BYTES)) throw fsError('ENAMETOOLONG', 'symlink', target, path);
-      const { parent, name, inode } = withBoth(() => resolve(tx, path, 'symlink', false), 'symlink', target, path);
+      const { parent, name, inode, ending } = withBoth(() => resolve(tx, path, 'symlink', false), 'symlink', target, path);
       if (inode !== undefined) throw fsError('EEXIST', 'symlink', target, path);
+      // "x/" asks for a directory, and a link is none.
+      if (ending === 'slash') throw fsError('ENOENT', 'symlink', target, path);
       const link = newInode(tx.newIno(), 'symlink', 0o777, Date.now());
       link.target = target;
       link.size = Buffer.byteLength(target);
@@ -235,9 +253,12 @@ export class InodeFS extends FsReader {
 
   unlinkSync(path) {
     this.#write((tx) => {
-      const { parent, name, inode } = resolve(tx, path, 'unlink', false);
+      // "d/." resolves to d: EISDIR below.
+      const { parent, name, inode, ending } = resolve(tx, path, 'unlink', false);
       if (inode === undefined) throw fsError('ENOENT', 'unlink', path);
       if (inode.type === 'dir') throw fsError('EISDIR', 'unlink', path);
+      // "a.txt/" or "link/" (not followed): what is there is not the directory asked for.
+      if (ending === 'slash') throw fsError('ENOTDIR', 'unlink', path);
       this.#unlinkEntry(tx, parent, name, inode);
     });
   }
@@ -246,9 +267,11 @@ export class InodeFS extends FsReader {
     const recursive = options?.recursive === true;
     const force = options?.force === true;
     this.#write((tx) => {
+      const ending = pathEnding(path);
       let found;
       try {
-        found = resolve(tx, path, 'rm', false);
+        // node:fs's rm looks first with lstat, which "x/" makes follow a link to what it names.
+        found = resolve(tx, path, 'rm', ending !== '');
       } catch (error) {
         // Like node:fs, force ignores a missing parent (not a file in the way: ENOTDIR).
         if (force && error.code === 'ENOENT') return;
@@ -260,7 +283,13 @@ export class InodeFS extends FsReader {
         throw fsError('ENOENT', 'rm', path);
       }
       if (inode.ino === ROOT_INO) throw fsError('EBUSY', 'rm', path);
+      if (ending !== '' && inode.type !== 'dir') throw fsError('ENOTDIR', 'rm', path);
       if (inode.type === 'dir' && !recursive) throw Object.assign(fsError('EISDIR', 'rm', path), { code: 'ERR_FS_EISDIR' });
+      // Then it removes with rmdir(2), which refuses "d/." (EINVAL) and a link
+      // named "link/" (ENOTDIR). Refused before anything is removed, where
+      // node's rmSync may first empty the directory.
+      if (ending === 'dot') throw fsError('EINVAL', 'rm', path);
+      if (ending === 'slash' && resolve(tx, path, 'rm', false).inode.type === 'symlink') throw fsError('ENOTDIR', 'rm', path);
       this.#removeTree(tx, parent, name, inode);
     });
   }
@@ -269,10 +298,15 @@ export class InodeFS extends FsReader {
     this.#write((tx) => {
       // Both paths are measured before either is looked up, as the kernel copies both in first.
       if (tooLong(from, MAX_PATH_BYTES) || tooLong(to, MAX_PATH_BYTES)) throw fsError('ENAMETOOLONG', 'rename', from, to);
+      // As rename(2): both paths are looked up before either is judged.
       const source = withBoth(() => resolve(tx, from, 'rename', false), 'rename', from, to);
-      if (source.inode === undefined) throw fsError('ENOENT', 'rename', from, to);
       const target = withBoth(() => resolve(tx, to, 'rename', false), 'rename', from, to);
+      // "d/." names a directory, but no entry in one to move or replace.
+      if (source.ending === 'dot' || target.ending === 'dot') throw fsError('EBUSY', 'rename', from, to);
+      if (source.inode === undefined) throw fsError('ENOENT', 'rename', from, to);
       if (source.inode.ino === ROOT_INO || target.name === '') throw fsError('EBUSY', 'rename', from, to);
+      // "x/" on either side asks for a directory: only a directory (not a link to one) moves so.
+      if (source.inode.type !== 'dir' && (source.ending === 'slash' || target.ending === 'slash')) throw fsError('ENOTDIR', 'rename', from, to);
       if (target.inode?.ino === source.inode.ino) return;
       if (source.inode.type === 'dir' && this.#isWithin(tx, target.parent, source.inode.ino)) throw fsError('EINVAL', 'rename', from, to);
       if (target.inode !== undefined) {
@@ -371,12 +405,8 @@ export class InodeFS extends FsReader {
       release: (ino) => this.#closed || this.#write((tx) => tx.holdInode(ino, -1)),
     };
     const ino = this.#write((tx) => {
-      const found = resolve(tx, path, 'open');
-      const existing = found.inode;
-      if (existing !== undefined && access.exclusive) throw fsError('EEXIST', 'open', path);
-      if (existing === undefined && !access.create) throw fsError('ENOENT', 'open', path);
-      if (existing?.type === 'dir' && access.write) throw fsError('EISDIR', 'open', path);
-      const inode = existing?.type === 'dir' ? existing : this.#fileForWrite(tx, path, mode, found);
+      const inode = access.create ? this.#fileForWrite(tx, path, mode, access.exclusive) : this.existing(tx, path, 'open', true);
+      if (inode.type === 'dir' && access.write) throw fsError('EISDIR', 'open', path);
       if (access.truncate && inode.size > 0) {
         tx.setContent(inode, Buffer.alloc(0));
         touch(inode);
@@ -482,10 +512,18 @@ export class InodeFS extends FsReader {
     return this.#store.write(work, (changes) => this.#cache.apply(changes));
   }
 
-  /** The file inode at `path` (resolved as `found`) for a write, created (with `mode`) if missing. */
-  #fileForWrite(tx, path, mode, found = resolve(tx, path, 'open')) {
-    const { parent, name, inode } = found;
+  /**
+   * The file inode at `path` for a write, created (with `mode`) if missing,
+   * as open(2) with O_CREAT (and O_EXCL when `exclusive`) finds it.
+   */
+  #fileForWrite(tx, path, mode, exclusive = false) {
+    const ending = pathEnding(path);
+    // O_EXCL follows no link: one there (dangling or not) is EEXIST, never a way to create its target.
+    const { parent, name, inode } = resolve(tx, path, 'open', !exclusive && ending !== 'slash');
+    // "x/" is refused whatever x is (the kernel creates no directory through open); "d/." is d (EISDIR or EEXIST below).
+    if (ending === 'slash') throw fsError('EISDIR', 'open', path);
     if (inode !== undefined) {
+      if (exclusive) throw fsError('EEXIST', 'open', path);
       if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
       return inode;
     }

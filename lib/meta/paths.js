@@ -2,7 +2,11 @@
 
 import { describe } from '../errors.js';
 
-/** The names of `path` ([] for "/"); "." and ".." are resolved lexically. */
+/**
+ * The names of `path` ([] for "/"); "." and ".." are resolved lexically.
+ * A last "." or a trailing "/" asks for a directory: resolve.js's
+ * pathEnding() says which the path has.
+ */
 export function splitPath(path, name = 'path') {
   if (typeof path !== 'string') throw new TypeError(`${name} must be a string (got ${describe(path)})`);
   if (!path.startsWith('/')) throw new RangeError(`${name} must be an absolute path starting with "/" (got ${describe(path)})`);

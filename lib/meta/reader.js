@@ -9,7 +9,7 @@ import { checkTarget, copyTree, diskTarget } from './copy.js';
 import { parseFlags } from '../fs/arguments.js';
 import { InodeFileHandle } from './file-handle.js';
 import { fsError, missingContent } from './errors.js';
-import { resolve } from './resolve.js';
+import { pathEnding, resolve } from './resolve.js';
 
 /** The reads every view of a filesystem state shares: stat, readFile, readdir, readlink, walk. */
 export class FsReader {
@@ -119,10 +119,15 @@ export class FsReader {
     return copyTree(this, copyFrom(options), diskTarget(dir), '/');
   }
 
-  /** The inode `path` names in `view` (its last link followed when `follow`); ENOENT if none. */
+  /**
+   * The inode `path` names in `view` (its last link followed when `follow`);
+   * ENOENT if none. "/a/" and "/a/." name a directory: a is followed even
+   * by lstat and readlink (as on Linux), and is ENOTDIR if not one.
+   */
   existing(view, path, syscall, follow) {
-    const { inode } = resolve(view, path, syscall, follow);
+    const { inode, ending } = resolve(view, path, syscall, follow || pathEnding(path) !== '');
     if (inode === undefined) throw fsError('ENOENT', syscall, path);
+    if (ending !== '' && inode.type !== 'dir') throw fsError('ENOTDIR', syscall, path);
     return inode;
   }
 }

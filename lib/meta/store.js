@@ -42,10 +42,11 @@
 // of a change only once its transaction has committed.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'lmdb';
 import { ArenaCacheError, codes } from '../errors.js';
-import { fileTooLarge, fsError } from './errors.js';
+import { fileTooLarge, fsError, storeError } from './errors.js';
+import { checkSameFiles, prepareStoreFiles, warnReadable } from './store-files.js';
 import { fileLock, isProcessAlive, LOCK_EXCLUSIVE, LOCK_SHARED, nativeAvailable } from '../native.js';
 
 export const ROOT_INO = 1;
@@ -247,10 +248,6 @@ function tryLock(fd, kind) {
   }
 }
 
-function openError(path, message, cause) {
-  return new ArenaCacheError(codes.ERR_INODEFS_STORE, `${path} cannot be opened as an InodeFS store: ${message}`, cause === undefined ? undefined : { cause });
-}
-
 /**
  * Refuses an existing file without LMDB's meta page: lmdb itself may crash
  * the process on such a file instead of failing.
@@ -258,16 +255,17 @@ function openError(path, message, cause) {
 function checkLmdbHeader(path) {
   let fd;
   try {
-    fd = openSync(path, 'r');
+    // Judged a regular file just before (store-files.js): a link swapped in since is not followed.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     if (error.code === 'ENOENT') return; // created by lmdb
-    throw openError(path, error.message, error);
+    throw storeError(path, error.message, error);
   }
   try {
     const head = Buffer.alloc(LMDB_MAGIC_OFFSET + 4);
     const length = readSync(fd, head, 0, head.length, 0);
     if (length === 0) return;
-    if (length < head.length || head.readUInt32LE(LMDB_MAGIC_OFFSET) !== LMDB_MAGIC) throw openError(path, 'it is not an lmdb file (no lmdb meta page at its start)');
+    if (length < head.length || head.readUInt32LE(LMDB_MAGIC_OFFSET) !== LMDB_MAGIC) throw storeError(path, 'it is not an lmdb file (no lmdb meta page at its start)');
   } finally {
     closeSync(fd);
   }
@@ -276,15 +274,18 @@ function checkLmdbHeader(path) {
 export class InodeStore {
   /**
    * @param {string} path the lmdb file
-   * @param {{ maxReaders: number, inlineBytes: number, chunkBytes: number, durable: boolean, privateCache: boolean }} options
+   * @param {{ maxReaders: number, inlineBytes: number, chunkBytes: number, durable: boolean, privateCache: boolean, mode: number }} options
+   *   `mode`: of the store's files, if they are created
    */
-  constructor(path, { maxReaders, inlineBytes, chunkBytes, durable, privateCache }) {
+  constructor(path, { maxReaders, inlineBytes, chunkBytes, durable, privateCache, mode }) {
     this.path = path;
     this.inlineBytes = inlineBytes;
     this.chunkBytes = chunkBytes;
+    const { identities, created } = prepareStoreFiles(path, mode);
     checkLmdbHeader(path);
     try {
-      this.env = open({ path, maxDbs: 12, maxReaders, noSubdir: true, noSync: !durable });
+      // permissionsMode (lmdb-js passes it to mdb_env_open): should a file vanish before lmdb opens it, lmdb creates none wider than `mode`.
+      this.env = open({ path, maxDbs: 12, maxReaders, noSubdir: true, noSync: !durable, permissionsMode: mode });
       this.foreignNames = [...this.env.getKeys({ limit: 12 })].filter((name) => !OUR_DATABASES.has(name));
       this.meta = this.env.openDB('meta');
       this.inodes = this.env.openDB('inodes');
@@ -297,22 +298,24 @@ export class InodeStore {
       this.handles = this.env.openDB('handles');
     } catch (cause) {
       this.env?.close();
-      throw openError(path, `lmdb refuses it (${cause.message})`, cause);
+      throw storeError(path, `lmdb refuses it (${cause.message})`, cause);
     }
     try {
+      checkSameFiles(path, identities);
       this.#checkFormat();
       this.#claimOwnership(privateCache);
     } catch (error) {
       this.env.close();
       throw error;
     }
+    if (created) warnReadable(path, mode);
   }
 
   #checkFormat() {
     const format = this.meta.get('format');
     if (format === undefined) {
       if (this.foreignNames.length > 0 || this.inodes.getCount() > 0) {
-        throw openError(this.path, `it is an lmdb file of something else (it holds ${this.foreignNames.map((n) => JSON.stringify(n)).join(', ') || 'inodes without a format record'})`);
+        throw storeError(this.path, `it is an lmdb file of something else (it holds ${this.foreignNames.map((n) => JSON.stringify(n)).join(', ') || 'inodes without a format record'})`);
       }
       this.env.transactionSync(() => {
         this.meta.putSync('format', { magic: MAGIC, version: VERSION });
@@ -322,8 +325,8 @@ export class InodeStore {
       });
       return;
     }
-    if (format?.magic !== MAGIC) throw openError(this.path, 'its format record is not an InodeFS one');
-    if (format.version !== VERSION) throw openError(this.path, `it has format version ${format.version}; this arenacache reads version ${VERSION}`);
+    if (format?.magic !== MAGIC) throw storeError(this.path, 'its format record is not an InodeFS one');
+    if (format.version !== VERSION) throw storeError(this.path, `it has format version ${format.version}; this arenacache reads version ${VERSION}`);
   }
 
   // An inode cache hears only of its own InodeFS's writes, so one store has
@@ -408,10 +411,10 @@ export class InodeStore {
   /** The store file opened for the owner lock (its own open file description: the lock belongs to it). */
   #openLockFile() {
     try {
-      return openSync(this.path, 'r+');
+      return openSync(this.path, constants.O_RDWR | constants.O_NOFOLLOW);
     } catch (cause) {
       // As checkLmdbHeader reports a file it cannot open (lmdb has just opened it: EMFILE, a race).
-      throw openError(this.path, cause.message, cause);
+      throw storeError(this.path, cause.message, cause);
     }
   }
 
