@@ -156,11 +156,8 @@ for (const backing of Object.keys(BACKINGS)) {
       await compare(t, backing, PATHS, writeMode);
     });
   }
-  // Over a directory, rm('link-to-dir/', { recursive: true }) empties d before
-  // its ENOTDIR (the addon's ROOT_RM removes the children it reaches through
-  // the link first): node:fs removes nothing.
-  const todo = backing === 'directory' && "the addon's rm empties a linked directory before refusing \"link/\"";
-  test(`a trailing slash on a link answers as node:fs does (over ${backing === 'InodeFS' ? 'an InodeFS' : 'a directory'})`, { todo }, async (t) => {
+  // rm('link-to-dir/', { recursive: true }) must not empty d before its ENOTDIR: node:fs removes nothing.
+  test(`a trailing slash on a link answers as node:fs does (over ${backing === 'InodeFS' ? 'an InodeFS' : 'a directory'})`, async (t) => {
     await compare(t, backing, LINK_PATHS, 'write-through');
   });
 }

@@ -263,7 +263,11 @@ int RootFiles::Call::Mkdir(const std::string& relative, bool recursive) {
   int failure = errno;
   if (recursive && failure == ENOENT && AsksForDirectory(name)) {
     // "new/." names a directory inside "new": made first, then found, as node:fs's recursive mkdir does.
-    if (Mkdir(WithoutSuffix(relative), true) != 0) return -1;
+    if (Mkdir(WithoutSuffix(relative), true) != 0) {
+      // "dangling-link/." (a link naming nothing): node:fs says ENOENT, not the link's EEXIST.
+      if (error == EEXIST) error = ENOENT;
+      return -1;
+    }
     failure = mkdirat(parent, name.c_str(), static_cast<mode_t>(mode)) == 0 ? 0 : errno;
     if (failure == 0) return 0;
   }
@@ -293,7 +297,20 @@ void RootFiles::Call::Rm() {
   }
   Descriptor guard(parent);
   struct stat st;
-  if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (AsksForDirectory(name)) {
+    // "x/" looks through a link x (as lstat does): beneath the root, like any lookup.
+    const int target = Resolve(path, O_PATH, 0, "lstat");
+    if (target < 0) {
+      if (!outside && missing(error)) error = 0;
+      return;
+    }
+    const int stated = fstat(target, &st);
+    close(target);
+    if (stated != 0) {
+      Fail(errno, "lstat");
+      return;
+    }
+  } else if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (!missing(errno)) Fail(errno, "lstat");
     return;
   }
@@ -306,27 +323,22 @@ void RootFiles::Call::Rm() {
     Fail(EISDIR, "rm");
     return;
   }
-  // "d/." can never be removed (rmdir of "." is EINVAL): fail before
-  // emptying it, as node:fs/promises's rm does.
-  if (name.size() >= 2 && name.compare(name.size() - 2, 2, "/.") == 0) {
+  // Every refusal comes before anything is removed, as node:fs/promises's rm
+  // refuses. "d/." can never be removed (rmdir of "." is EINVAL).
+  const std::string bare = WithoutSuffix(name);
+  if (name.find('.', bare.size()) != std::string::npos) {
     Fail(EINVAL, "rmdir");
     return;
   }
-  // "x/" or "x/." asks for what a link x names: resolved beneath the root
-  // like any path. Otherwise the entry itself, never through a link.
-  int dir;
-  if (AsksForDirectory(name)) {
-    dir = Resolve(path, O_RDONLY | O_DIRECTORY, 0, "open");
-    if (dir < 0) {
-      if (!outside && missing(error)) error = 0;
-      return;
-    }
-  } else {
-    dir = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dir < 0) {
-      if (!missing(errno)) Fail(errno, "open");
-      return;
-    }
+  // The entry itself, never through a link: "link/" named the directory
+  // behind it for the lstat above, but rmdir refuses a link (ENOTDIR), so
+  // the directory behind it is not emptied either.
+  const int dir = openat(parent, bare.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) {
+    const int failure = errno;
+    if (AsksForDirectory(name) && (failure == ELOOP || failure == ENOTDIR)) Fail(ENOTDIR, "rmdir");
+    else if (!missing(failure)) Fail(failure, "open");
+    return;
   }
   const char* failed = "rm";
   if (RemoveContents(dir, 0, &failed) != 0) {
