@@ -18,7 +18,7 @@
         "src/native/tree_scan.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
-      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions", "-O2"],
       "cflags_cc!": ["-fno-exceptions", "-O2"],
       "cflags_cc": ["-O3", "-fvisibility=hidden", "-std=c++17", "-Wall", "-Wextra"],

@@ -195,6 +195,15 @@ export function rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode, dat
   return requireNative('CacheFS over a directory').rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode, data);
 }
 
+/**
+ * Closes a descriptor that ROOT_OPEN gave this thread (EBADF for any other);
+ * those still open when a worker thread exits are closed with it.
+ */
+export function closeRootDescriptor(fd) {
+  checkFd(fd);
+  requireNative('CacheFS over a directory').closeDescriptor(fd);
+}
+
 /** rootFilesSync() on the thread pool: a Promise of the same result. */
 export function rootFiles(op, rootFd, rootPath, path, dest, flags, mode, data) {
   checkRootCall(op, rootFd, rootPath, path, dest, flags, mode, data);

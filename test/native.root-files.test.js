@@ -99,11 +99,13 @@ test('store writes, appends and creates; rewrite replaces in place; open gives a
   assert.equal(fs.readFileSync(at('f'), 'utf8'), 'bye');
   assert.equal(fs.statSync(at('f')).ino, inode, 'the same file, rewritten in place');
   const fd = await later(native.ROOT_OPEN, 'f', '', O_RDONLY, 0);
-  try {
-    assert.equal(fs.readFileSync(fd, 'utf8'), 'bye');
-  } finally {
-    fs.closeSync(fd);
-  }
+  assert.equal(fs.readFileSync(fd, 'utf8'), 'bye');
+  native.closeRootDescriptor(fd);
+  // Only what ROOT_OPEN handed out, once: never the root's descriptor, nor node's own.
+  assert.throws(() => native.closeRootDescriptor(fd), { code: 'EBADF', syscall: 'close' });
+  const own = fs.openSync(at('f'), 'r');
+  assert.throws(() => native.closeRootDescriptor(own), { code: 'EBADF' });
+  fs.closeSync(own);
 });
 
 test('errors are shaped and worded as node:fs shapes and words them', { skip }, async (t) => {

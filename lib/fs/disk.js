@@ -136,16 +136,24 @@ const readAsync = promisify(fs.read);
 const writeAsync = promisify(fs.write);
 const ftruncateAsync = promisify(fs.ftruncate);
 const fstatAsync = promisify(fs.fstat);
-const closeAsync = promisify(fs.close);
 
 // A handle dropped without close() would keep its descriptor open for the
-// life of the process: close it when the handle is collected, as node:fs does.
+// life of the thread: close it when the handle is collected, as node:fs does.
 const unclosed = new FinalizationRegistry((fd) => {
-  fs.close(fd, () => {});
+  try {
+    native.closeRootDescriptor(fd);
+  } catch {
+    // Closed with its thread already.
+  }
   process.emitWarning(`a CacheFS file handle (descriptor ${fd}) was garbage-collected without close(); close() it when done`, { code: 'ARENACACHE_HANDLE_LEAK' });
 });
 
-/** A descriptor opened beneath the root, with the node:fs FileHandle methods CacheFileHandle uses. */
+/**
+ * A descriptor opened beneath the root, with the node:fs FileHandle methods
+ * CacheFileHandle uses. It is the addon's, not node:fs's: the addon closes
+ * it (node:fs would warn about a descriptor it did not open, in a worker),
+ * and closes it with the thread that opened it if close() never comes.
+ */
 class DescriptorHandle {
   #fd;
 
@@ -179,6 +187,6 @@ class DescriptorHandle {
     unclosed.unregister(this);
     const fd = this.#fd;
     this.#fd = -1;
-    await closeAsync(fd);
+    native.closeRootDescriptor(fd);
   }
 }

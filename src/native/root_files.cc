@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "beneath.h"
 #include "errors.h"
@@ -126,6 +129,40 @@ int RemoveEntry(int dir, const std::string& name, int depth, const char** failed
   }
   *failed = "unlink";
   return -1;
+}
+
+// The descriptors kOpen handed to each environment (the main thread, each
+// worker thread) and not closed yet. Node closes the descriptors a worker
+// opened through node:fs when it exits; these it does not know, so an
+// environment cleanup hook closes them.
+std::mutex descriptorsMutex;
+std::unordered_map<napi_env, std::unordered_set<int>> openDescriptors;
+
+void CloseLeftDescriptors(void* arg) {
+  const napi_env env = static_cast<napi_env>(arg);
+  std::unordered_set<int> left;
+  {
+    std::lock_guard<std::mutex> guard(descriptorsMutex);
+    auto found = openDescriptors.find(env);
+    if (found == openDescriptors.end()) return;
+    left.swap(found->second);
+    openDescriptors.erase(found);
+  }
+  for (const int fd : left) close(fd);
+}
+
+void Remember(napi_env env, int fd) {
+  std::lock_guard<std::mutex> guard(descriptorsMutex);
+  auto [found, added] = openDescriptors.try_emplace(env);
+  if (added) napi_add_env_cleanup_hook(env, CloseLeftDescriptors, env);
+  found->second.insert(fd);
+}
+
+// Whether `fd` was handed to `env` (and is no longer counted as open).
+bool Forget(napi_env env, int fd) {
+  std::lock_guard<std::mutex> guard(descriptorsMutex);
+  auto found = openDescriptors.find(env);
+  return found != openDescriptors.end() && found->second.erase(fd) == 1;
 }
 
 }  // namespace
@@ -440,7 +477,7 @@ Napi::Value RootFiles::Call::Result(Napi::Env env) {
         bytes = Napi::Buffer<char>::Copy(env, data.get(), length);
       } else {
         bytes = Napi::Buffer<char>::New(env, data.get(), length, [](Napi::Env, char* owned) { std::free(owned); });
-        static_cast<void>(data.release());  // the buffer owns it now
+        if (!bytes.IsEmpty()) static_cast<void>(data.release());  // the buffer owns it now
       }
       Napi::Object result = Napi::Object::New(env);
       result.Set("before", StatsObject(env, before));
@@ -484,6 +521,25 @@ Napi::Value RootFiles::Call::Failure(Napi::Env env) const {
 void RootFiles::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("rootFilesSync", Napi::Function::New(env, CallSync, "rootFilesSync"));
   exports.Set("rootFiles", Napi::Function::New(env, CallAsync, "rootFiles"));
+  exports.Set("closeDescriptor", Napi::Function::New(env, CloseDescriptor, "closeDescriptor"));
+}
+
+Napi::Value RootFiles::CloseDescriptor(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "closeDescriptor(fd): fd must be a number").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const int fd = info[0].As<Napi::Number>().Int32Value();
+  // Only what kOpen gave this environment: never the root, nor a descriptor of node's.
+  if (!Forget(env, fd)) {
+    FsError(env, EBADF, "close", std::string()).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  if (close(fd) != 0 && errno != EINTR) {
+    FsError(env, errno, "close", std::string()).ThrowAsJavaScriptException();
+  }
+  return env.Undefined();
 }
 
 bool RootFiles::Parse(const Napi::CallbackInfo& info, Call* call) {
@@ -534,6 +590,7 @@ Napi::Value RootFiles::CallSync(const Napi::CallbackInfo& info) {
     Napi::Error(env, call.Failure(env)).ThrowAsJavaScriptException();
     return env.Undefined();
   }
+  if (call.op == kOpen) Remember(env, call.fd);
   return call.Result(env);
 }
 
@@ -544,25 +601,38 @@ Napi::Value RootFiles::CallAsync(const Napi::CallbackInfo& info) {
   // The data is copied: the caller's buffer may change while the write waits for a thread.
   if (call.inputData != nullptr) call.input.assign(call.inputData, call.inputData + call.inputLength);
   auto* worker = new RootFiles(env, std::move(call));
-  Napi::Promise promise = worker->deferred_.Promise();
+  napi_value promise = nullptr;
+  if (napi_create_promise(env, &worker->deferred_, &promise) != napi_ok) {
+    delete worker;
+    Napi::Error::New(env, "rootFiles: could not create a promise").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
   worker->Queue();
-  return promise;
+  return Napi::Value(env, promise);
 }
 
-RootFiles::RootFiles(Napi::Env env, Call&& call)
-    : Napi::AsyncWorker(env, "arenacache:rootFiles"), deferred_(Napi::Promise::Deferred::New(env)), call_(std::move(call)) {
+RootFiles::RootFiles(Napi::Env env, Call&& call) : Napi::AsyncWorker(env, "arenacache:rootFiles"), call_(std::move(call)) {
   call_.inputData = call_.input.data();
+}
+
+RootFiles::~RootFiles() {
+  if (!delivered_ && call_.op == kOpen && call_.fd >= 0) close(call_.fd);
 }
 
 void RootFiles::Execute() { call_.Run(); }
 
+// During a worker thread's teardown every napi call here may fail; the
+// addon is built with NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS, so a failure
+// is not fatal, and the statuses say whether JavaScript took the result.
 void RootFiles::OnOK() {
   Napi::Env env = Env();
   if (call_.error != 0) {
-    deferred_.Reject(call_.Failure(env));
+    napi_reject_deferred(env, deferred_, call_.Failure(env));
     return;
   }
-  deferred_.Resolve(call_.Result(env));
+  Napi::Value result = call_.Result(env);
+  delivered_ = !result.IsEmpty() && napi_resolve_deferred(env, deferred_, result) == napi_ok;
+  if (delivered_ && call_.op == kOpen) Remember(env, call_.fd);
 }
 
 }  // namespace arenacache

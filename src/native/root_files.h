@@ -95,14 +95,24 @@ class RootFiles : public Napi::AsyncWorker {
   // types are checked here too, so a wrong call throws instead of crashing.
   static Napi::Value CallSync(const Napi::CallbackInfo& info);
   static Napi::Value CallAsync(const Napi::CallbackInfo& info);
+  // closeDescriptor(fd): closes a descriptor that kOpen gave this
+  // environment (EBADF for any other). Descriptors still open when the
+  // environment goes (a worker thread exits or is terminated) are closed
+  // then, as node:fs does for the descriptors a worker opens.
+  static Napi::Value CloseDescriptor(const Napi::CallbackInfo& info);
   static bool Parse(const Napi::CallbackInfo& info, Call* call);
 
   RootFiles(Napi::Env env, Call&& call);
+  ~RootFiles() override;
 
   void Execute() override;
   void OnOK() override;
 
-  Napi::Promise::Deferred deferred_;
+  // A raw deferred, so that a failed resolution is seen: a worker thread
+  // torn down while the call ran cannot take its result, and a descriptor
+  // opened for it must then be closed here.
+  napi_deferred deferred_ = nullptr;
+  bool delivered_ = false;
   Call call_;
 };
 
