@@ -48,6 +48,8 @@ export const codes = Object.freeze({
   ERR_ACCESS_STATS: 'ERR_ACCESS_STATS',
   /** CacheFS: options.root does not exist or is not a directory. */
   ERR_FS_ROOT: 'ERR_FS_ROOT',
+  /** CacheFS: a file to read, write or open is a FIFO, a socket or a device, which CacheFS refuses rather than block on. */
+  ERR_FS_SPECIAL_FILE: 'ERR_FS_SPECIAL_FILE',
   /** CacheFS: a path leads outside the root (through ".." or a symbolic link). */
   ERR_PATH_OUTSIDE_ROOT: 'ERR_PATH_OUTSIDE_ROOT',
   /** InodeFS: the store file cannot be opened (not lmdb, corrupt, another program's lmdb file, another format version, a symbolic link or not a regular file). */

@@ -15,7 +15,7 @@
 
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
-import { ArenaCacheError, codes } from '../errors.js';
+import { ArenaCacheError, codes, describe } from '../errors.js';
 import * as native from '../native.js';
 import { parseFlags } from './arguments.js';
 import { CREATE } from './io.js';
@@ -41,6 +41,16 @@ function openFlags(access) {
   return flags;
 }
 
+/** The addon's ERR_PATH_OUTSIDE_ROOT and ERR_FS_SPECIAL_FILE as ArenaCacheErrors; node:fs's errors as they are. */
+function ourError(error, root) {
+  if (error instanceof ArenaCacheError) return error;
+  if (error?.code === codes.ERR_PATH_OUTSIDE_ROOT) return outside(error.relative, root);
+  if (error?.code === codes.ERR_FS_SPECIAL_FILE) {
+    return new ArenaCacheError(codes.ERR_FS_SPECIAL_FILE, `path ${describe(error.relative)} is ${error.kind}, not a regular file: CacheFS reads, writes and opens regular files only`);
+  }
+  return error;
+}
+
 export class DiskBacking extends Root {
   #fd;
   /** Calls on the thread pool not answered yet: the root's descriptor stays open until they are. */
@@ -56,7 +66,7 @@ export class DiskBacking extends Root {
     // O_NOFOLLOW: the real path names no link, unless one was swapped in since.
     this.#fd = fs.openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     const fd = this.#fd;
-    const outsideError = (error) => (error?.code === 'ERR_PATH_OUTSIDE_ROOT' && !(error instanceof ArenaCacheError) ? outside(error.relative, real) : error);
+    const outsideError = (error) => ourError(error, real);
     const now = (op, target, dest = '', flags = 0, mode = 0, data = undefined) => {
       this.#checkOpen();
       try {

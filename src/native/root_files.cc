@@ -30,7 +30,7 @@ constexpr size_t kReadSlack = 64 * 1024;
 // Linux moves at most this many bytes in one read or write.
 constexpr size_t kMaxTransfer = 0x7ffff000;
 // node:fs refuses to read a whole file larger than this (ERR_FS_FILE_TOO_LARGE).
-constexpr size_t kMaxFileBytes = size_t{2} << 30;
+constexpr size_t kMaxFileBytes = (size_t{1} << 31) - 1;
 // Directories removed below one another at most: deeper trees have paths
 // longer than PATH_MAX, which node:fs's rm fails on too.
 constexpr int kMaxRemoveDepth = 2048;
@@ -61,6 +61,15 @@ bool ReadNames(DIR* stream, std::vector<std::string>* names) {
     if (std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0) continue;
     names->emplace_back(entry->d_name);
   }
+}
+
+// What a file that is neither regular nor a directory is, for a message.
+const char* SpecialKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return nullptr;
 }
 
 // A last component that kept a trailing "/" or "/." (see OpenParentBeneath).
@@ -210,10 +219,40 @@ bool RootFiles::Call::Stat(int file, uv_stat_t* out, const char* call) {
   return result == 0;
 }
 
+// Opens `path` for reading or writing its data, refusing what is not a
+// regular file (or a directory, whose read fails as node:fs's does): a FIFO
+// would block the thread until a writer came, a device could stream forever.
+// O_NONBLOCK makes that open return at once (ENXIO for a FIFO without a
+// reader, or a socket); it is cleared again for the file's own I/O.
+int RootFiles::Call::OpenFile(int openFlags, mode_t openMode, uv_stat_t* stats) {
+  const int file = Resolve(path, openFlags | O_NONBLOCK, openMode, "open");
+  if (file < 0) {
+    if (error == ENXIO) special = "a FIFO, a socket or a device";
+    return -1;
+  }
+  if (!Stat(file, stats, "fstat")) {
+    close(file);
+    return -1;
+  }
+  special = SpecialKind(static_cast<mode_t>(stats->st_mode));
+  if (special != nullptr) {
+    close(file);
+    Fail(EINVAL, "open");
+    return -1;
+  }
+  const int status = fcntl(file, F_GETFL);
+  if (status < 0 || fcntl(file, F_SETFL, status & ~O_NONBLOCK) != 0) {
+    Fail(errno, "fcntl");
+    close(file);
+    return -1;
+  }
+  return file;
+}
+
 void RootFiles::Call::Run() {
   switch (op) {
     case kOpen:
-      fd = Resolve(path, flags, static_cast<mode_t>(mode), "open");
+      fd = OpenFile(flags, static_cast<mode_t>(mode), &after);
       break;
     case kStat: {
       const int file = Resolve(path, O_PATH, 0, "stat");
@@ -386,10 +425,9 @@ void RootFiles::Call::Rm() {
 }
 
 void RootFiles::Call::Load() {
-  const int file = Resolve(path, O_RDONLY, 0, "open");
+  const int file = OpenFile(O_RDONLY, 0, &before);
   if (file < 0) return;
   Descriptor guard(file);
-  if (!Stat(file, &before, "fstat")) return;
   if (before.st_size > kMaxFileBytes) {
     length = before.st_size;
     Fail(EFBIG, "read");
@@ -436,7 +474,7 @@ void RootFiles::Call::Store() {
   // A rewrite changes the file in place (written first, then cut to size):
   // a failure leaves old bytes past the new end, never a file shorter than both versions.
   const bool rewrite = op == kRewrite;
-  const int file = Resolve(path, rewrite ? (O_WRONLY | O_CREAT) : flags, static_cast<mode_t>(mode), "open");
+  const int file = OpenFile(rewrite ? (O_WRONLY | O_CREAT) : flags, static_cast<mode_t>(mode), &after);
   if (file < 0) return;
   Descriptor guard(file);
   for (size_t done = 0; done < inputLength;) {
@@ -495,6 +533,13 @@ Napi::Value RootFiles::Call::Failure(Napi::Env env) const {
     Napi::Error e = Napi::Error::New(env, "path " + outsidePath + " leads outside the root " + rootPath);
     e.Set("code", Napi::String::New(env, "ERR_PATH_OUTSIDE_ROOT"));
     e.Set("relative", Napi::String::New(env, outsidePath));
+    return e.Value();
+  }
+  if (special != nullptr) {
+    Napi::Error e = Napi::Error::New(env, "path " + path + " is " + special + ", not a regular file");
+    e.Set("code", Napi::String::New(env, "ERR_FS_SPECIAL_FILE"));
+    e.Set("relative", Napi::String::New(env, path));
+    e.Set("kind", Napi::String::New(env, special));
     return e.Value();
   }
   if (rmDirectory) {

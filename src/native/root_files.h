@@ -72,6 +72,8 @@ class RootFiles : public Napi::AsyncWorker {
     bool outside = false;
     std::string outsidePath;
     bool rmDirectory = false;
+    // What a FIFO, socket or device met where a file was wanted is ("a FIFO"), else null.
+    const char* special = nullptr;
 
     void Run();
     Napi::Value Result(Napi::Env env);
@@ -80,6 +82,7 @@ class RootFiles : public Napi::AsyncWorker {
    private:
     int Fail(int errnum, const char* call);
     int Resolve(const std::string& relative, int openFlags, mode_t openMode, const char* call);
+    int OpenFile(int openFlags, mode_t openMode, uv_stat_t* stats);
     int Parent(const std::string& relative, std::string* name, const char* call);
     bool Stat(int file, uv_stat_t* out, const char* call);
     void Load();
