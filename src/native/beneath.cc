@@ -36,6 +36,32 @@ bool Openat2Enabled() {
   return enabled;
 }
 
+// fs.protected_symlinks (on in most distributions): a link in a sticky,
+// world-writable directory is followed only by its owner, or when it
+// belongs to the directory's owner. The kernel applies it to openat2; the
+// walk follows links itself, so it applies the same rule.
+bool ProtectedSymlinks() {
+  static const bool on = [] {
+    const int fd = open("/proc/sys/fs/protected_symlinks", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char value = '0';
+    const bool read = ::read(fd, &value, 1) == 1;
+    close(fd);
+    return read && value != '0';
+  }();
+  return on;
+}
+
+// Whether the walk may follow link `name` of directory `dir` (see ProtectedSymlinks).
+bool MayFollow(int dir, const std::string& name) {
+  if (!ProtectedSymlinks()) return true;
+  struct stat parent;
+  struct stat link;
+  if (fstat(dir, &parent) != 0 || fstatat(dir, name.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  const bool shared = (parent.st_mode & S_ISVTX) != 0 && (parent.st_mode & S_IWOTH) != 0;
+  return !shared || link.st_uid == geteuid() || link.st_uid == parent.st_uid;
+}
+
 // "a//b/" -> "a", "", "b", "": empty components are kept so that a trailing
 // slash still asks for a directory at the end.
 std::deque<std::string> Components(const std::string& path) {
@@ -52,30 +78,60 @@ std::deque<std::string> Components(const std::string& path) {
   }
 }
 
-// The descriptors of the directories walked below the root, innermost last:
-// ".." pops one, and popping the root itself is leaving it.
+// Where the walk is: the names of the directories below the root that lead
+// to it, and one descriptor, for the innermost. ".." drops a name; the
+// descriptor is opened again from the root by the names when it is needed
+// (each a directory, no link followed), so a walk holds one descriptor
+// however deep the tree, and a run of ".." costs one reopening.
 class DirStack {
  public:
   explicit DirStack(int root) : root_(root) {}
-  ~DirStack() { Clear(); }
+  ~DirStack() { CloseCurrent(); }
   DirStack(const DirStack&) = delete;
   DirStack& operator=(const DirStack&) = delete;
 
-  int Top() const { return dirs_.empty() ? root_ : dirs_.back(); }
-  bool AtRoot() const { return dirs_.empty(); }
-  void Push(int fd) { dirs_.push_back(fd); }
+  // The current directory's descriptor; -1 with errno if it cannot be reopened.
+  int Top() {
+    if (names_.empty()) return root_;
+    if (current_ >= 0) return current_;
+    int dir = root_;
+    for (const std::string& name : names_) {
+      const int next = openat(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      const int error = errno;
+      if (dir != root_) close(dir);
+      if (next < 0) {
+        errno = error;
+        return -1;
+      }
+      dir = next;
+    }
+    current_ = dir;
+    return dir;
+  }
+  bool AtRoot() const { return names_.empty(); }
+  void Push(int fd, std::string name) {
+    CloseCurrent();
+    current_ = fd;
+    names_.push_back(std::move(name));
+  }
   void Pop() {
-    close(dirs_.back());
-    dirs_.pop_back();
+    CloseCurrent();
+    names_.pop_back();
   }
   void Clear() {
-    for (const int fd : dirs_) close(fd);
-    dirs_.clear();
+    CloseCurrent();
+    names_.clear();
   }
 
  private:
+  void CloseCurrent() {
+    if (current_ >= 0) close(current_);
+    current_ = -1;
+  }
+
   int root_;
-  std::vector<int> dirs_;
+  int current_ = -1;
+  std::vector<std::string> names_;
 };
 
 int Fail(int error) {
@@ -123,6 +179,8 @@ int Walk(int root, const std::string& rootPath, const std::string& path, int fla
          bool* outside) {
   // The caller's O_NOFOLLOW is about the last component only.
   const bool followLast = (flags & O_NOFOLLOW) == 0 && links == Links::kFollowInside;
+  // As the kernel answers: a file to create cannot be named with a trailing slash.
+  if ((flags & O_CREAT) != 0 && !path.empty() && path.back() == '/') return Fail(EISDIR);
   DirStack dirs(root);
   std::deque<std::string> pending = Components(path);
   int followed = 0;
@@ -145,8 +203,10 @@ int Walk(int root, const std::string& rootPath, const std::string& path, int fla
     // An entry swapped between the open and readlinkat (a link when opened,
     // a directory again when read) is looked at again, not reported as
     // what it never quite was.
+    const int here = dirs.Top();
+    if (here < 0) return Fail(errno);
     for (int attempt = 0; length < 0; attempt++) {
-      int fd = openat(dirs.Top(), name.c_str(), how, last ? mode : 0);
+      int fd = openat(here, name.c_str(), how, last ? mode : 0);
       int error = errno;
       if (fd >= 0 && last && (flags & O_PATH) != 0) {
         // O_PATH with O_NOFOLLOW opens a link itself instead of failing.
@@ -159,17 +219,18 @@ int Walk(int root, const std::string& rootPath, const std::string& path, int fla
       }
       if (fd >= 0) {
         if (last) return fd;
-        dirs.Push(fd);
+        dirs.Push(fd, name);
         break;
       }
       // O_NOFOLLOW met a link (ELOOP), or O_DIRECTORY did (ENOTDIR); if
       // readlinkat finds none, the open's own error stands.
       if (error != ELOOP && error != ENOTDIR) return Fail(error);
-      length = readlinkat(dirs.Top(), name.c_str(), target, sizeof target);
+      length = readlinkat(here, name.c_str(), target, sizeof target);
       if (length < 0 && (errno != EINVAL || attempt == kSwapRetries)) return Fail(error);
     }
     if (length < 0) continue;  // opened: on to the next component
     if (links == Links::kRefuse || (last && !followLast) || ++followed > kMaxLinks) return Fail(ELOOP);
+    if (!MayFollow(here, name)) return Fail(EACCES);
     if (length == static_cast<ssize_t>(sizeof target)) return Fail(ENAMETOOLONG);
     std::string text(target, static_cast<size_t>(length));
     if (text.empty()) return Fail(ENOENT);
