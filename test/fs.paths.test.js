@@ -1,6 +1,6 @@
 // CacheFS confines every path to its root, and checks its options.
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
@@ -106,3 +106,40 @@ test('close() waits for the calls in flight before letting go of the root; later
   await assert.rejects(cfs.readFile('docs/a.txt'), { code: 'ERR_FS_CLOSED' });
   assert.throws(() => cfs.statSync('docs'), { code: 'ERR_FS_CLOSED' });
 });
+
+test('a path with a lone surrogate is refused before anything is touched (node:fs would write U+FFFD instead)', async (t) => {
+  const { root, cfs } = setup(t);
+  const message = 'path must be well-formed UTF-16: it has a lone surrogate (got "x\\ud800")';
+  await assert.rejects(cfs.writeFile('x\uD800', 'data'), { name: 'RangeError', message });
+  await assert.rejects(cfs.mkdir('x\uD800'), { name: 'RangeError', message });
+  await assert.rejects(cfs.readFile('x\uD800'), { name: 'RangeError', message });
+  assert.throws(() => cfs.statSync('x\uD800'), { name: 'RangeError', message });
+  assert.deepEqual(readdirSync(root).sort(), ['alias', 'docs', 'escape']);
+});
+
+for (const writeMode of ['write-through', 'write-back', 'write-around']) {
+  test(`a path too long for the cache's keys is served from the disk, uncached (${writeMode})`, async (t) => {
+    const root = tempDir(t, 'long');
+    const cache = new SharedCache({ memoryBytes: 4 * MiB, maxKeyBytes: 100 });
+    const blocks = writeMode === 'write-back' ? new (await import('../lib/index.js')).BlockStore({ memoryBytes: 2 * MiB }) : undefined;
+    const cfs = new CacheFS({ root, cache, writeMode, blocks, flushIntervalMs: 0 });
+    t.after(() => cfs.close());
+    const long = `${'d'.repeat(60)}/${'f'.repeat(80)}.txt`;
+    assert.equal(await cfs.mkdir(long.split('/')[0], { recursive: true }), long.split('/')[0]);
+    await cfs.writeFile(long, 'long path');
+    await cfs.appendFile(long, '!');
+    assert.equal(await cfs.readFile(long, 'utf8'), 'long path!');
+    assert.equal(cfs.readFileSync(long, 'utf8'), 'long path!');
+    assert.equal((await cfs.stat(long)).size, 10);
+    assert.deepEqual(await cfs.readdir(long.split('/')[0]), [long.split('/')[1]]);
+    await cfs.flush();
+    assert.equal(readFileSync(path.join(root, long), 'utf8'), 'long path!');
+    const { readHits } = cfs.stats();
+    assert.equal(await cfs.readFile(long, 'utf8'), 'long path!');
+    assert.equal(cfs.stats().readHits, readHits, 'never a hit: it is not cached');
+    await cfs.rename(long, `${long.split('/')[0]}/short`);
+    assert.equal(await cfs.readFile(`${long.split('/')[0]}/short`, 'utf8'), 'long path!');
+    await cfs.rm(long.split('/')[0], { recursive: true });
+    assert.deepEqual(readdirSync(root), []);
+  });
+}

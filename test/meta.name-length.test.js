@@ -151,3 +151,16 @@ test('CacheFS over an InodeFS gives the ENAMETOOLONG a directory on disk gives',
   assert.deepEqual(outcomes[0], outcomes[1]);
   assert.deepEqual(outcomes[0], ['ENAMETOOLONG', 'ENAMETOOLONG', 'ENAMETOOLONG', 'ENAMETOOLONG']);
 });
+
+test('a name with a lone surrogate is refused before anything is stored, so every name can be read back and copied', async (t) => {
+  const ifs = await openFs(t);
+  const message = 'path must be well-formed UTF-16: it has a lone surrogate (got "/x\\ud800")';
+  await assert.rejects(ifs.writeFile('/x\uD800', 'data'), { name: 'RangeError', message });
+  await assert.rejects(ifs.mkdir('/x\uD800'), { name: 'RangeError', message });
+  assert.throws(() => ifs.writeFileSync('/x\uD800', 'data'), { name: 'RangeError', message });
+  assert.deepEqual(await ifs.readdir('/'), []);
+  await ifs.writeFile('/ok', 'fine');
+  const out = path.join(tempDir(t, 'copy'), 'tree');
+  await ifs.copyToDir(out);
+  assert.deepEqual(fs.readdirSync(out), ['ok']);
+});

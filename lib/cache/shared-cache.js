@@ -416,6 +416,11 @@ export class SharedCache {
     return stored;
   }
 
+  /** The longest key in bytes (options.maxKeyBytes, as the arena was created with it). */
+  get maxKeyBytes() {
+    return this.#keys.maxKeyBytes;
+  }
+
   /** Number of entries (entries that expired but were not reclaimed yet included). */
   get size() {
     if (this.#closed) throw closedError();

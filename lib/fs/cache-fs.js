@@ -98,6 +98,8 @@ export class CacheFS extends EventEmitter {
   #maxFileBytes;
   #generationKey;
   #rootId;
+  /** The longest path (in UTF-8 bytes) whose record key the cache can hold; longer ones are served from the disk, uncached. */
+  #maxPathBytes;
   /** The root's dirty files (with options.blocks), else null. */
   #writeBack = null;
   #flushTimer = null;
@@ -152,6 +154,8 @@ export class CacheFS extends EventEmitter {
     // Keys name the root by a short hash of its id: every lookup hashes its key.
     this.#rootId = createHash('sha256').update(this.#root.id).digest('base64url').slice(0, 12);
     this.#generationKey = `fs\0g\0${this.#rootId}`;
+    // Generation tokens are 12 characters (see #newGeneration).
+    this.#maxPathBytes = this.#cache.maxKeyBytes - Buffer.byteLength(`fs\0m\0${this.#rootId}\0${'g'.repeat(12)}\0`);
     if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
     if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters, this.#root.sync.rewrite);
     if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.id, resolved.accessStatsLimit);
@@ -447,7 +451,7 @@ export class CacheFS extends EventEmitter {
     if (Array.isArray(target)) {
       let dropped = 0;
       for (const given of target) {
-        if (this.#cache.delete(this.#metaKey(this.#root.resolve(given).key))) dropped++;
+        if (this.#dropRecord(this.#metaKey(this.#root.resolve(given).key))) dropped++;
       }
       return dropped;
     }
@@ -723,7 +727,7 @@ export class CacheFS extends EventEmitter {
     if (target !== key) {
       // "x/" or "x/." names a directory, which the disk refuses to write as node:fs does (EISDIR, ENOTDIR, ENOENT).
       yield ['store', target, bytes, append ? 'a' : 'w', mode ?? 0o666];
-      this.#cache.delete(this.#metaKey(key));
+      this.#dropRecord(this.#metaKey(key));
       return;
     }
     if (this.#writeMode === 'write-back' && bytes.length <= this.#maxFileBytes && this.#writeBack.fits(key)) {
@@ -739,7 +743,7 @@ export class CacheFS extends EventEmitter {
     this.#counters.bytesWritten += bytes.length;
     this.#forgetParent(key);
     if (this.#writeMode === 'write-around') {
-      this.#cache.delete(this.#metaKey(key));
+      this.#dropRecord(this.#metaKey(key));
       return;
     }
     // write-through (and write-back's large files): the cache holds what the disk holds before the call returns.
@@ -798,7 +802,7 @@ export class CacheFS extends EventEmitter {
     const settings = operation === 'mkdir' ? mkdirOptions(options) : operation === 'rm' ? rmOptions(options) : undefined;
     if (operation !== 'mkdir') this.#flushUnder(key);
     const result = yield [operation, target, settings];
-    this.#cache.delete(this.#metaKey(key));
+    this.#dropRecord(this.#metaKey(key));
     this.#forgetParent(key);
     // A removed directory takes its descendants' paths with it.
     if (operation === 'rm') this.#newGeneration();
@@ -843,7 +847,7 @@ export class CacheFS extends EventEmitter {
     try {
       fresh = statRecord(yield ['stat', key], now);
     } catch (error) {
-      this.#cache.delete(metaKey);
+      this.#dropRecord(metaKey);
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw error;
     }
@@ -884,6 +888,9 @@ export class CacheFS extends EventEmitter {
 
   /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */
   #remember(key, record, data) {
+    const metaKey = this.#metaKey(key);
+    // A path too long for a record key is served from the disk: its data would never be found.
+    if (metaKey === null) return;
     if (data.length <= this.#maxFileBytes) {
       record.nonce = newNonce();
       const blockBytes = this.#blockBytes;
@@ -892,7 +899,7 @@ export class CacheFS extends EventEmitter {
         this.#cache.set(`${prefix}${block}`, data.subarray(start, Math.min(data.length, start + blockBytes)));
       }
     }
-    this.#setRecord(this.#metaKey(key), record);
+    this.#setRecord(metaKey, record);
   }
 
   /** The file's bytes from the cache, or null when any block is missing (evicted, or never cached). */
@@ -915,12 +922,17 @@ export class CacheFS extends EventEmitter {
     return out;
   }
 
+  // A null record key (a path too long for the cache, see #recordKey) holds nothing.
   #getRecord(metaKey) {
-    return decodeRecord(this.#cache.get(metaKey));
+    return metaKey === null ? undefined : decodeRecord(this.#cache.get(metaKey));
   }
 
   #setRecord(metaKey, record) {
-    this.#cache.set(metaKey, encodeRecord(record));
+    if (metaKey !== null) this.#cache.set(metaKey, encodeRecord(record));
+  }
+
+  #dropRecord(metaKey) {
+    return metaKey !== null && this.#cache.delete(metaKey);
   }
 
   #dataPrefix(record) {
@@ -931,7 +943,9 @@ export class CacheFS extends EventEmitter {
     return this.#recordKey(key, this.#generation());
   }
 
+  /** The cache key of `key`'s record in `generation`, or null when the path is too long for the cache's keys. */
   #recordKey(key, generation) {
+    if (key.length * 3 > this.#maxPathBytes && Buffer.byteLength(key) > this.#maxPathBytes) return null;
     return `fs\0m\0${this.#rootId}\0${generation}\0${key}`;
   }
 
@@ -951,6 +965,6 @@ export class CacheFS extends EventEmitter {
   /** A directory's entries changed: its record (and so the listing it names) must be read again. */
   #forgetParent(key) {
     const parent = path.posix.dirname(key);
-    this.#cache.delete(this.#metaKey(parent === '.' ? '' : parent));
+    this.#dropRecord(this.#metaKey(parent === '.' ? '' : parent));
   }
 }

@@ -37,6 +37,8 @@ export class Root {
     if (known !== undefined) return known;
     if (typeof given !== 'string') throw new TypeError(`${name} must be a string (got ${describe(given)})`);
     if (given.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(given)})`);
+    // node:fs would write U+FFFD in its place: a name that could never be asked for again.
+    if (!given.isWellFormed()) throw new RangeError(`${name} must be well-formed UTF-16: it has a lone surrogate (got ${describe(given)})`);
     const relative = given.replace(/^\/+/, '');
     // ".." that would climb above the root is refused, not clamped.
     const normalized = path.posix.normalize(relative || '.');
