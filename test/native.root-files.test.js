@@ -233,8 +233,20 @@ for (const walk of [false, true]) {
     call(native.ROOT_UNLINK, 'escape-absolute');
     call(native.ROOT_RM, 'escape-relative', '', native.ROOT_RECURSIVE);
     assert.equal(fs.readFileSync(path.join(outside, 'secret'), 'utf8'), 'outside');
-    // "x/" asks for what link x names: still resolved beneath the root.
+    // "x/" asks for what link x names: still resolved beneath the root, and
+    // the answer never depends on what is outside (a directory, a file, nothing).
     assert.throws(() => call(native.ROOT_RM, 'sub/escape-up/', '', native.ROOT_RECURSIVE), { code: 'ERR_PATH_OUTSIDE_ROOT' });
+    fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'to-outside-file'));
+    fs.symlinkSync(path.join(outside, 'missing'), path.join(root, 'to-outside-nothing'));
+    for (const link of ['sub/escape-up', 'to-outside-file', 'to-outside-nothing']) {
+      for (const suffix of ['/', '/.']) {
+        const p = `${link}${suffix}`;
+        assert.throws(() => call(native.ROOT_MKDIR, p, '', 0, 0o777), { code: 'ERR_PATH_OUTSIDE_ROOT', relative: p }, `mkdir ${p}`);
+        assert.throws(() => call(native.ROOT_UNLINK, p), { code: 'ERR_PATH_OUTSIDE_ROOT' }, `unlink ${p}`);
+        assert.throws(() => call(native.ROOT_RENAME, p, 'moved'), { code: 'ERR_PATH_OUTSIDE_ROOT' }, `rename ${p}`);
+        assert.throws(() => call(native.ROOT_RENAME, 'docs', p), { code: 'ERR_PATH_OUTSIDE_ROOT' }, `rename to ${p}`);
+      }
+    }
     assert.ok(fs.existsSync(path.join(root, 'docs', 'a.txt')));
   });
 }

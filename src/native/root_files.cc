@@ -201,12 +201,28 @@ int RootFiles::Call::Resolve(const std::string& relative, int openFlags, mode_t 
 int RootFiles::Call::Parent(const std::string& relative, std::string* name, const char* call) {
   bool escaped = false;
   const int fd = OpenParentBeneath(root, rootPath, relative, name, &escaped);
-  if (fd >= 0) return fd;
-  if (escaped) {
-    outside = true;
-    outsidePath = relative;
+  if (fd < 0) {
+    if (escaped) {
+      outside = true;
+      outsidePath = relative;
+    }
+    return Fail(errno, call);
   }
-  return Fail(errno, call);
+  // "x/" and "x/." make the *at call look through a link x, wherever it
+  // leads: it must lead beneath the root, as any lookup does (else what is
+  // outside would show in the answer: EEXIST, ENOTDIR or ENOENT).
+  if (AsksForDirectory(*name)) {
+    const int probe = ResolveBeneath(root, rootPath, WithoutSuffix(relative), O_PATH, 0, Links::kFollowInside, &escaped);
+    if (probe >= 0) {
+      close(probe);
+    } else if (escaped) {
+      close(fd);
+      outside = true;
+      outsidePath = relative;
+      return Fail(EXDEV, call);
+    }
+  }
+  return fd;
 }
 
 bool RootFiles::Call::Stat(int file, uv_stat_t* out, const char* call) {
