@@ -72,6 +72,18 @@ const char* SpecialKind(mode_t mode) {
   return nullptr;
 }
 
+// "a/b/c" -> "a", "b", "c".
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = path.find('/', start);
+    parts.push_back(path.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) return parts;
+    start = slash + 1;
+  }
+}
+
 // A last component that kept a trailing "/" or "/." (see OpenParentBeneath).
 bool AsksForDirectory(const std::string& name) { return name.find('/') != std::string::npos; }
 
@@ -331,48 +343,75 @@ void RootFiles::Call::Readdir() {
   closedir(stream);
 }
 
-// Makes `relative`, and with `recursive` every missing directory above it
-// first; `created` is the first one made, as node:fs's mkdir returns it.
+// Makes `relative`; with `recursive`, see MkdirRecursive.
 int RootFiles::Call::Mkdir(const std::string& relative, bool recursive) {
+  if (recursive) return MkdirRecursive(relative);
   std::string name;
-  int parent = Parent(relative, &name, "mkdir");
-  if (parent < 0 && recursive && error == ENOENT && !outside) {
-    const std::string trimmed = WithoutSuffix(relative);
-    const size_t slash = trimmed.rfind('/');
-    error = 0;
-    if (Mkdir(slash == std::string::npos ? std::string() : trimmed.substr(0, slash), true) != 0) return -1;
-    parent = Parent(relative, &name, "mkdir");
-  }
+  const int parent = Parent(relative, &name, "mkdir");
   if (parent < 0) return -1;
-  Descriptor guard(parent);
-  if (mkdirat(parent, name.c_str(), static_cast<mode_t>(mode)) == 0) {
-    if (recursive && !hasCreated) {
-      hasCreated = true;
-      created = WithoutSuffix(relative);
-    }
-    return 0;
+  const int made = mkdirat(parent, name.c_str(), static_cast<mode_t>(mode));
+  const int failure = errno;
+  close(parent);
+  return made == 0 ? 0 : Fail(failure, "mkdir");
+}
+
+// Makes `relative` and every missing directory above it, as node:fs's
+// recursive mkdir: `created` is the first one made. The deepest directory
+// there already is found by bisection (a few lookups beneath the root, not
+// one per level), and the missing ones are made from its descriptor on.
+int RootFiles::Call::MkdirRecursive(const std::string& relative) {
+  const std::string target = WithoutSuffix(relative);
+  std::vector<std::string> names;
+  for (const std::string& part : SplitPath(target)) {
+    if (!part.empty() && part != ".") names.push_back(part);
   }
-  int failure = errno;
-  if (recursive && failure == ENOENT && AsksForDirectory(name)) {
-    // "new/." names a directory inside "new": made first, then found, as node:fs's recursive mkdir does.
-    if (Mkdir(WithoutSuffix(relative), true) != 0) {
-      // "dangling-link/." (a link naming nothing): node:fs says ENOENT, not the link's EEXIST.
-      if (error == EEXIST) error = ENOENT;
-      return -1;
+  auto prefix = [&](size_t count) {
+    std::string joined;
+    for (size_t i = 0; i < count; i++) joined += (i == 0 ? "" : "/") + names[i];
+    return joined;
+  };
+  size_t low = 0;
+  size_t high = names.size();
+  while (low < high) {
+    const size_t middle = (low + high + 1) / 2;
+    const int dir = Resolve(prefix(middle), O_PATH | O_DIRECTORY, 0, "mkdir");
+    if (dir >= 0) {
+      close(dir);
+      low = middle;
+      continue;
     }
-    failure = mkdirat(parent, name.c_str(), static_cast<mode_t>(mode)) == 0 ? 0 : errno;
-    if (failure == 0) return 0;
+    // Missing, or not a directory: above it then. Anything else is the answer.
+    if (outside || (error != ENOENT && error != ENOTDIR)) return -1;
+    error = 0;
+    high = middle - 1;
   }
-  if (failure != EEXIST || !recursive) return Fail(failure, "mkdir");
-  // Recursive: a directory already there is what was asked for.
-  const int dir = Resolve(relative, O_PATH | O_DIRECTORY, 0, "mkdir");
-  if (dir >= 0) {
+  int dir = Resolve(prefix(low), O_PATH | O_DIRECTORY, 0, "mkdir");
+  if (dir < 0) return -1;
+  for (size_t i = low; i < names.size(); i++) {
+    int next;
+    if (mkdirat(dir, names[i].c_str(), static_cast<mode_t>(mode)) == 0) {
+      if (!hasCreated) {
+        hasCreated = true;
+        created = prefix(i + 1);
+      }
+      // Just made: anything else there now was swapped in since.
+      next = openat(dir, names[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0) Fail(errno, "mkdir");
+    } else if (errno == EEXIST) {
+      // There already (made meanwhile, a link, a file): looked up as any path is.
+      next = Resolve(prefix(i + 1), O_PATH | O_DIRECTORY, 0, "mkdir");
+      // As node:fs words it: "a.txt" exists (EEXIST); "a.txt/" or "a.txt/b" is not a directory (ENOTDIR).
+      if (next < 0 && error == ENOTDIR && i + 1 == names.size() && target.size() == relative.size()) error = EEXIST;
+    } else {
+      Fail(errno, "mkdir");
+      next = -1;
+    }
     close(dir);
-    return 0;
+    if (next < 0) return -1;
+    dir = next;
   }
-  // As node:fs words it: "a.txt" exists (EEXIST); "a.txt/" is not a directory (ENOTDIR).
-  if (!outside && !AsksForDirectory(name)) error = EEXIST;
-  return -1;
+  close(dir);
+  return 0;
 }
 
 // As node:fs's rm: lstat, then unlink a non-directory; a directory only

@@ -89,6 +89,7 @@ class RootFiles : public Napi::AsyncWorker {
     void Store();
     void Readdir();
     int Mkdir(const std::string& relative, bool recursive);
+    int MkdirRecursive(const std::string& relative);
     void Rm();
     std::string Absolute(const std::string& relative) const;
   };
