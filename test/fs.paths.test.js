@@ -53,7 +53,9 @@ test('missing files and directories fail as node:fs does', async (t) => {
   await assert.rejects(cfs.readFile('nope.txt'), { code: 'ENOENT', message: `ENOENT: no such file or directory, open '${path.join(root, 'nope.txt')}'` });
   assert.throws(() => cfs.statSync('nope'), { code: 'ENOENT' });
   await assert.rejects(cfs.readFile('docs'), { code: 'EISDIR' });
-  await assert.rejects(cfs.readdir('docs/a.txt'), { code: 'ENOTDIR' });
+  await assert.rejects(cfs.readdir('docs/a.txt'), { code: 'ENOTDIR', syscall: 'scandir' });
+  await assert.rejects(cfs.readdir('nope'), { code: 'ENOENT', syscall: 'scandir', message: `ENOENT: no such file or directory, scandir '${path.join(root, 'nope')}'` });
+  assert.throws(() => cfs.readdirSync('nope'), { code: 'ENOENT', syscall: 'scandir' });
   await assert.rejects(cfs.writeFile('docs', 'x'), { code: 'EISDIR' });
   await assert.rejects(cfs.writeFile('missing-dir/x', 'x'), { code: 'ENOENT' });
   await assert.rejects(cfs.unlink(''), { code: 'ERR_PATH_OUTSIDE_ROOT', message: 'path "" is the root itself, which CacheFS does not remove' });

@@ -2,6 +2,7 @@
 // a concurrency limit, progress events and cancellation.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
@@ -154,4 +155,25 @@ test('access statistics are saved when the process exits without close()', (t) =
     cfs.readFileSync('index.html');`;
   execFileSync(process.execPath, ['--input-type=module', '-e', script]);
   assert.deepEqual(JSON.parse(readFileSync(statsPath, 'utf8')).files, [['index.html', 2]]);
+});
+
+test('saving access statistics never writes through a link planted at its path or its old temporary name', async (t) => {
+  const root = tempDir(t, 'stats-root');
+  const dir = tempDir(t, 'stats');
+  const victim = path.join(tempDir(t, 'victim'), 'precious');
+  fs.writeFileSync(victim, 'precious');
+  const statsPath = path.join(dir, 'access.json');
+  // Where the pid-named temporary file used to be, and at the path itself.
+  fs.symlinkSync(victim, `${statsPath}.${process.pid}.tmp`);
+  fs.symlinkSync(victim, statsPath);
+  fs.writeFileSync(path.join(root, 'a.txt'), 'a');
+  const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * 2 ** 20 }), accessStatsPath: statsPath });
+  await cfs.readFile('a.txt');
+  await cfs.saveAccessStats();
+  await cfs.close();
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+  assert.equal(fs.lstatSync(statsPath).isFile(), true, 'the link was replaced by the file');
+  assert.equal(fs.statSync(statsPath).mode & 0o777, 0o600);
+  assert.deepEqual(JSON.parse(fs.readFileSync(statsPath, 'utf8')).files, [['a.txt', 1]]);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['access.json', `access.json.${process.pid}.tmp`], 'no temporary file left behind');
 });

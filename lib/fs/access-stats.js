@@ -5,11 +5,16 @@
 // most-read first, written to a temporary name and renamed, so a reader
 // never sees half of it.
 
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { ArenaCacheError, codes } from '../errors.js';
 
 const VERSION = 1;
+
+function temporaryName(path) {
+  return `${path}.${randomBytes(8).toString('hex')}.tmp`;
+}
 
 export class AccessStats {
   #path;
@@ -47,16 +52,30 @@ export class AccessStats {
     return `${JSON.stringify({ version: VERSION, root: this.#root, savedAt: new Date().toISOString(), files: this.#top() })}\n`;
   }
 
+  // The temporary file has a random name and is made new ('wx': O_EXCL, which
+  // never follows a link), so a link planted where it will be cannot lead the
+  // write elsewhere; the rename replaces a link at the path itself, never
+  // writing through it. 0o600: which files were read is this user's business.
   async save() {
-    const temporary = `${this.#path}.${process.pid}.tmp`;
-    await fsp.writeFile(temporary, this.#text());
-    await fsp.rename(temporary, this.#path);
+    const temporary = temporaryName(this.#path);
+    try {
+      await fsp.writeFile(temporary, this.#text(), { flag: 'wx', mode: 0o600 });
+      await fsp.rename(temporary, this.#path);
+    } catch (error) {
+      await fsp.rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   saveSync() {
-    const temporary = `${this.#path}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, this.#text());
-    fs.renameSync(temporary, this.#path);
+    const temporary = temporaryName(this.#path);
+    try {
+      fs.writeFileSync(temporary, this.#text(), { flag: 'wx', mode: 0o600 });
+      fs.renameSync(temporary, this.#path);
+    } catch (error) {
+      fs.rmSync(temporary, { force: true });
+      throw error;
+    }
   }
 
   /**

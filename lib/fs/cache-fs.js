@@ -700,7 +700,14 @@ export class CacheFS extends EventEmitter {
     const { key, target } = this.#root.resolve(given);
     let record = yield* this.#freshRecord(key);
     if (record === undefined) {
-      record = statRecord(yield ['stat', target], Date.now());
+      let stats;
+      try {
+        stats = yield ['stat', target];
+      } catch {
+        // As node:fs words it: the listing failed (scandir), not a stat.
+        return yield ['readdir', target];
+      }
+      record = statRecord(stats, Date.now());
       this.#setRecord(this.#metaKey(key), record);
     }
     // A file: node:fs gives ENOTDIR.
