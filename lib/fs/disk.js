@@ -51,6 +51,10 @@ function ourError(error, root) {
   return error;
 }
 
+// A CacheFS dropped without close() would keep its root's descriptor for the
+// life of the thread. Collected, it has no call in flight (each holds it).
+const rootsLeftOpen = new FinalizationRegistry((fd) => fs.close(fd, () => {}));
+
 export class DiskBacking extends Root {
   #fd;
   /** Calls on the thread pool not answered yet: the root's descriptor stays open until they are. */
@@ -65,14 +69,15 @@ export class DiskBacking extends Root {
     this.id = real;
     // O_NOFOLLOW: the real path names no link, unless one was swapped in since.
     this.#fd = fs.openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    rootsLeftOpen.register(this, this.#fd, this);
     const fd = this.#fd;
-    const outsideError = (error) => ourError(error, real);
+    const translate = (error) => ourError(error, real);
     const now = (op, target, dest = '', flags = 0, mode = 0, data = undefined) => {
       this.#checkOpen();
       try {
         return native.rootFilesSync(op, fd, real, target, dest, flags, mode, data);
       } catch (error) {
-        throw outsideError(error);
+        throw translate(error);
       }
     };
     const settled = () => {
@@ -89,7 +94,7 @@ export class DiskBacking extends Root {
         },
         (error) => {
           settled();
-          throw outsideError(error);
+          throw translate(error);
         },
       );
     };
@@ -112,6 +117,7 @@ export class DiskBacking extends Root {
   }
 
   #release() {
+    rootsLeftOpen.unregister(this);
     fs.closeSync(this.#fd);
     this.#fd = -1;
   }
