@@ -62,20 +62,9 @@ bool MayFollow(int dir, const std::string& name) {
   return !shared || link.st_uid == geteuid() || link.st_uid == parent.st_uid;
 }
 
-// "a//b/" -> "a", "", "b", "": empty components are kept so that a trailing
-// slash still asks for a directory at the end.
 std::deque<std::string> Components(const std::string& path) {
-  std::deque<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t slash = path.find('/', start);
-    if (slash == std::string::npos) {
-      parts.push_back(path.substr(start));
-      return parts;
-    }
-    parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
+  const std::vector<std::string> parts = PathComponents(path);
+  return std::deque<std::string>(parts.begin(), parts.end());
 }
 
 // Where the walk is: the names of the directories below the root that lead
@@ -165,7 +154,7 @@ bool UnderRoot(const std::string& target, const std::string& rootPath, std::stri
 // A ".." component in a path we were given (links may contain them; the
 // paths lib/ passes never do, so one is refused rather than interpreted).
 bool ClimbsAnywhere(const std::string& path) {
-  for (const std::string& part : Components(path)) {
+  for (const std::string& part : PathComponents(path)) {
     if (part == "..") return true;
   }
   return false;
@@ -241,13 +230,30 @@ int Walk(int root, const std::string& rootPath, const std::string& path, int fla
       text = std::move(rest);
     }
     // What follows the link is looked up in what it names.
-    std::deque<std::string> parts = Components(text);
+    const std::vector<std::string> parts = PathComponents(text);
     pending.insert(pending.begin(), parts.begin(), parts.end());
   }
   return Fail(ENOENT);  // unreachable: the last component always returns
 }
 
 }  // namespace
+
+std::vector<std::string> PathComponents(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = path.find('/', start);
+    parts.push_back(path.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) return parts;
+    start = slash + 1;
+  }
+}
+
+size_t SuffixStart(const std::string& path) {
+  size_t end = path.size();
+  while (end > 0 && (path[end - 1] == '/' || (path[end - 1] == '.' && (end == 1 || path[end - 2] == '/')))) end--;
+  return end;
+}
 
 int ResolveBeneath(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode,
                    Links links, bool* outside) {
@@ -275,16 +281,7 @@ int OpenParentBeneath(int root, const std::string& rootPath, const std::string& 
                       bool* outside) {
   *outside = false;
   // The last component ends before any trailing run of "/" and "." components.
-  size_t end = path.size();
-  while (end > 0) {
-    if (path[end - 1] == '/') {
-      end--;
-    } else if (path[end - 1] == '.' && (end == 1 || path[end - 2] == '/')) {
-      end--;
-    } else {
-      break;
-    }
-  }
+  const size_t end = SuffixStart(path);
   if (end == 0) {
     // The root itself: its entry is "." in itself (mkdir gives EEXIST, rename EBUSY).
     *name = ".";

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace arenacache {
 
@@ -37,6 +38,14 @@ int ResolveBeneath(int root, const std::string& rootPath, const std::string& pat
 // with any trailing "/" or "/." kept, so that the *at call made with it
 // answers as the same call by path would ("a.txt/" is ENOTDIR).
 int OpenParentBeneath(int root, const std::string& rootPath, const std::string& path, std::string* name, bool* outside);
+
+// "a//b/" -> "a", "", "b", "": empty components are kept, so that a
+// trailing slash still asks for a directory at the end.
+std::vector<std::string> PathComponents(const std::string& path);
+
+// Where the trailing run of "/" and "." components of `path` starts: the
+// length of "new/." without it is 3.
+size_t SuffixStart(const std::string& path);
 
 // The snapshots' form: no symbolic link at all (ELOOP; ".." is EXDEV).
 inline int OpenBeneath(int root, const std::string& path, int flags) {

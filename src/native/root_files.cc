@@ -72,28 +72,12 @@ const char* SpecialKind(mode_t mode) {
   return nullptr;
 }
 
-// "a/b/c" -> "a", "b", "c".
-std::vector<std::string> SplitPath(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t slash = path.find('/', start);
-    parts.push_back(path.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-    if (slash == std::string::npos) return parts;
-    start = slash + 1;
-  }
-}
-
 // A last component that kept a trailing "/" or "/." (see OpenParentBeneath).
 bool AsksForDirectory(const std::string& name) { return name.find('/') != std::string::npos; }
 
 // `path` without a trailing run of "/" and "." components: what node:fs's
 // mkdir reports as made for "new/.".
-std::string WithoutSuffix(const std::string& path) {
-  size_t end = path.size();
-  while (end > 0 && (path[end - 1] == '/' || (path[end - 1] == '.' && (end == 1 || path[end - 2] == '/')))) end--;
-  return path.substr(0, end);
-}
+std::string WithoutSuffix(const std::string& path) { return path.substr(0, SuffixStart(path)); }
 
 int RemoveEntry(int dir, const std::string& name, int depth, const char** failed);
 
@@ -362,7 +346,7 @@ int RootFiles::Call::Mkdir(const std::string& relative, bool recursive) {
 int RootFiles::Call::MkdirRecursive(const std::string& relative) {
   const std::string target = WithoutSuffix(relative);
   std::vector<std::string> names;
-  for (const std::string& part : SplitPath(target)) {
+  for (const std::string& part : PathComponents(target)) {
     if (!part.empty() && part != ".") names.push_back(part);
   }
   auto prefix = [&](size_t count) {
