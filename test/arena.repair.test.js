@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { Arena } from '../lib/arena/arena.js';
+import { RECORD_HEADER_BYTES } from '../lib/arena/record.js';
 import { SharedCache } from '../lib/index.js';
 
 const MiB = 2 ** 20;
@@ -42,7 +43,7 @@ test('verify reports damage that lookups cannot see', () => {
   const cache = new SharedCache({ memoryBytes: MiB, shards: 1 });
   cache.set('abc', 'value');
   const shard = shardOf(cache);
-  shard.u8[16] = 'x'.charCodeAt(0); // the key's first byte: "xbc" no longer hashes to the stored hash
+  shard.u8[RECORD_HEADER_BYTES] = 'x'.charCodeAt(0); // the key's first byte: "xbc" no longer hashes to the stored hash
   const { ok, problems } = cache.verify();
   assert.equal(ok, false);
   assert.deepEqual(problems, ['shard 0: live record at 0: its key bytes do not hash to its stored hash']);

@@ -86,7 +86,7 @@ test('attach rejects attach options it does not know', () => {
   const cache = new SharedCache({ memoryBytes: MiB });
   assert.throws(() => SharedCache.attach(cache.handle, { ttl: 5 }), {
     name: 'TypeError',
-    message: 'options.ttl is not a known option; valid options are codec',
+    message: 'options.ttl is not a known option; valid options are codec, nearCache',
   });
   assert.throws(() => SharedCache.attach(cache.handle, 'x'), { name: 'TypeError', message: 'options must be an object (got "x")' });
 });
@@ -108,7 +108,7 @@ test('an arena of another layout version is ERR_ARENA_VERSION', () => {
   new Uint32Array(copy)[1] = 7;
   assert.throws(
     () => SharedCache.attach(copy),
-    arenaError('ERR_ARENA_VERSION', 'arena layout version 7 is not supported; this arenacache reads version 2'),
+    arenaError('ERR_ARENA_VERSION', 'arena layout version 7 is not supported; this arenacache reads version 3'),
   );
 });
 

@@ -80,20 +80,18 @@ test('a copy ends when its record needs validating (validateMs)', async (t) => {
   assert.equal(await cfs.readFile('f', 'utf8'), 'new');
 });
 
-test('no near hits with nearCacheBytes 0, for files above 1/16 of it, or when the cache has a default ttl', async (t) => {
+test('no near hits with nearCacheBytes 0, or for files above 1/16 of it', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'small'), 'x'.repeat(100));
   writeFileSync(path.join(root, 'large'), 'y'.repeat(5000));
   const off = new CacheFS({ root, cache: newCache(), nearCacheBytes: 0 });
   const small = new CacheFS({ root, cache: newCache(), nearCacheBytes: 64 * 1024 });
-  const expiring = new CacheFS({ root, cache: newCache({ ttl: 60_000 }) });
-  t.after(() => Promise.all([off.close(), small.close(), expiring.close()]));
+  t.after(() => Promise.all([off.close(), small.close()]));
   for (let i = 0; i < 4; i++) {
     await off.readFile('small');
     await small.readFile('large');
-    await expiring.readFile('small');
   }
-  for (const cfs of [off, small, expiring]) {
+  for (const cfs of [off, small]) {
     assert.equal(cfs.stats().nearHits, 0);
     assert.equal(cfs.stats().readHits, 3);
   }
@@ -101,6 +99,34 @@ test('no near hits with nearCacheBytes 0, for files above 1/16 of it, or when th
   await small.readFile('small');
   await small.readFile('small');
   assert.equal(small.stats().nearHits, 1);
+});
+
+test('with a default ttl, copies are near hits until the entry expires, never after', async (t) => {
+  const root = tempDir(t);
+  writeFileSync(path.join(root, 'f'), 'first');
+  const cfs = new CacheFS({ root, cache: newCache({ ttl: 300, ttlResolution: 0 }), validateMs: 60_000 });
+  t.after(() => cfs.close());
+  for (let i = 0; i < 4; i++) assert.equal(await cfs.readFile('f', 'utf8'), 'first');
+  assert.equal(cfs.stats().nearHits, 2);
+  // Changed behind the cache's back: only the expiry of the cached entry shows it.
+  writeFileSync(path.join(root, 'f'), 'second');
+  await sleep(350);
+  assert.equal(await cfs.readFile('f', 'utf8'), 'second');
+  assert.equal(cfs.stats().nearHits, 2);
+});
+
+test('writes to other files, in the same shard, leave a copy in place', async (t) => {
+  const root = tempDir(t);
+  writeFileSync(path.join(root, 'hot'), 'hot contents');
+  // One shard: every other write lands in the hot file's shard.
+  const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB, shards: 1 }), validateMs: 60_000 });
+  t.after(() => cfs.close());
+  for (let i = 0; i < 2; i++) await cfs.readFile('hot');
+  for (let i = 0; i < 20; i++) {
+    await cfs.writeFile(`other${i}`, `other ${i}`);
+    assert.equal(await cfs.readFile('hot', 'utf8'), 'hot contents');
+  }
+  assert.equal(cfs.stats().nearHits, 20);
 });
 
 test('the budget keeps the newest copies', async (t) => {

@@ -10,16 +10,19 @@ import { ArenaCacheError, codes } from '../errors.js';
 import { hashStart } from './hash.js';
 import { readHeader, writeHeader } from './layout.js';
 import {
+  EXPIRY_F64,
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_STRING,
   RECORD_HEADER_BYTES,
+  STAMP_F64,
   TTL_BYTES,
   TYPE_LIVE,
   VALUE_KIND_SHIFT,
   VALUE_UTF8,
 } from './record.js';
 import { Clock } from './clock.js';
+import { RecordStamp } from './record-stamp.js';
 import { Shard } from './shard.js';
 import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
 import { M_COUNT, M_LIVE_BYTES } from './shard-meta.js';
@@ -105,10 +108,14 @@ export class Arena {
     this.bytesHashStart = hashStart(header.hashSeed, 1);
     /** Kind of the value get() returned last (VALUE_RAW, VALUE_UTF8 or VALUE_CODEC). */
     this.valueKind = 0;
-    /** Dictionary slot of the entry lookup() found last. */
-    this.lastSlot = -1;
+    // What lookup() found last: the entry's shard, dictionary slot and
+    // record offset, and (when it read the value) the record's write stamp
+    // and expiry (0: none), all from one consistent read (see readStamp()).
     this.readShard = null;
-    this.readSeq = -1;
+    this.lastSlot = -1;
+    this.lastOffset = 0;
+    this.lastStamp = 0;
+    this.lastExpiresAt = 0;
     this.values = new ValuePool();
     /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
     this.fence = new Int32Array(new SharedArrayBuffer(4));
@@ -195,14 +202,9 @@ export class Arena {
         continue;
       }
       const result = this.readEntry(shard, key, keyLength, expected, hash, wantValue);
-      if (sequenceAfter(meta, this.fence) === seq) {
-        this.readShard = shard;
-        this.readSeq = seq;
-        return result;
-      }
+      if (sequenceAfter(meta, this.fence) === seq) return result;
       this.counters[STAT.readRetries]++;
     }
-    this.readSeq = -1;
     const held = this.lock.acquire(shard);
     try {
       return this.readEntry(shard, key, keyLength, expected, hash, wantValue);
@@ -212,28 +214,17 @@ export class Arena {
   }
 
   /**
-   * A stamp of the last lookup's answer: its shard and that shard's lock
-   * sequence while it was read, or null if it was read under the lock. The
-   * answer still holds while its sequence is unchanged (no writer has taken
-   * the shard's lock since), which lets a reader keep a private copy of a
-   * hot value.
+   * The stamp of the value the last get() or peek() returned (call only
+   * after a hit): it holds while that entry is unchanged and unexpired, which
+   * lets a reader keep a private copy of a hot value (see record-stamp.js).
    */
   readStamp() {
-    return this.readSeq === -1 ? null : { meta: this.readShard.meta, seq: this.readSeq };
-  }
-
-  /** Whether both stamps still hold. */
-  stampsHold(a, b) {
-    return sequenceBefore(a.meta) === a.seq && sequenceBefore(b.meta) === b.seq;
-  }
-
-  /** Whether `stamp` still holds: no writer has taken its shard's lock since. */
-  stampHolds(stamp) {
-    return sequenceBefore(stamp.meta) === stamp.seq;
+    return new RecordStamp(this.readShard, this.lastSlot, this.lastOffset, this.lastStamp, this.lastExpiresAt);
   }
 
   readEntry(shard, key, keyLength, expected, hash, wantValue) {
     const slot = shard.findSlot(key, keyLength, expected, hash);
+    this.readShard = shard;
     this.lastSlot = slot;
     if (slot < 0) return MISS;
     if (wantValue) return this.readValue(shard, shard.foundOffset);
@@ -247,10 +238,16 @@ export class Arena {
     const flags = u32[o4];
     const valueLength = u32[o4 + 1];
     let valueStart = offset + RECORD_HEADER_BYTES + (((flags >>> 16) + 3) & ~3);
+    const f64 = shard.f64;
+    let expiresAt = 0;
     if ((flags & HAS_TTL) !== 0) {
-      if (shard.f64[(offset >>> 3) + 2] <= this.clock.now()) return EXPIRED;
+      expiresAt = f64[(offset >>> 3) + EXPIRY_F64];
+      if (expiresAt <= this.clock.now()) return EXPIRED;
       valueStart += TTL_BYTES;
     }
+    this.lastOffset = offset;
+    this.lastStamp = f64[(offset >>> 3) + STAMP_F64];
+    this.lastExpiresAt = expiresAt;
     // Only a torn read (or a damaged arena) can point outside the region.
     if (!(valueStart + valueLength <= shard.regionBytes)) return TORN;
     const kind = (flags >>> VALUE_KIND_SHIFT) & 3;
@@ -265,7 +262,7 @@ export class Arena {
   }
 
   isExpired(shard, offset) {
-    return (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + 2] <= this.clock.now();
+    return (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= this.clock.now();
   }
 
   /**
@@ -451,7 +448,7 @@ export class Arena {
       const flags = u32[o4];
       const keyLength = flags >>> 16;
       const hasTtl = (flags & HAS_TTL) !== 0;
-      if (hasTtl && shard.f64[(offset >>> 3) + 2] <= now) continue;
+      if (hasTtl && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) continue;
       const keyStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
       const valueStart = keyStart + ((keyLength + 3) & ~3);
       const valueLength = u32[o4 + 1];

@@ -30,7 +30,7 @@
 //           16 entries (entries without a ttl last, oldest first), and
 //           compacts the ring.
 
-import { HAS_TTL, TYPE_LIVE, TYPE_MASK } from './record.js';
+import { EXPIRY_F64, HAS_TTL, TYPE_LIVE, TYPE_MASK } from './record.js';
 import { COMPACTION_LIVE_FRACTION, RING_SMALL } from './ring.js';
 import { M_AGING_CURSOR } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
@@ -70,7 +70,7 @@ class EvictionPolicy {
     const hash = shard.u32[(tail >>> 2) + 2];
     const slot = shard.slotOfRecord(tail, hash);
     if (slot < 0) throw shard.corrupt(`live record at offset ${tail} has no dictionary slot`);
-    if ((flags & HAS_TTL) !== 0 && shard.f64[(tail >>> 3) + 2] <= shard.clock.now()) {
+    if ((flags & HAS_TTL) !== 0 && shard.f64[(tail >>> 3) + EXPIRY_F64] <= shard.clock.now()) {
       this.evictTail(ring, slot, size, STAT.expirations);
       return;
     }
@@ -239,7 +239,7 @@ class SampledPolicy extends EvictionPolicy {
     }
     if (bestSlot < 0) return false;
     const offset = (table[2 * bestSlot] - 1) * 8;
-    const expired = (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + 2] <= shard.clock.now();
+    const expired = (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= shard.clock.now();
     shard.removeEntry(bestSlot, offset);
     shard.counters[expired ? STAT.expirations : shard.evictionCause]++;
     this.evicted();
@@ -290,7 +290,7 @@ class ExpiryPolicy extends SampledPolicy {
 
   score(slot, offset) {
     const shard = this.shard;
-    return (shard.u32[offset >>> 2] & HAS_TTL) === 0 ? null : shard.f64[(offset >>> 3) + 2];
+    return (shard.u32[offset >>> 2] & HAS_TTL) === 0 ? null : shard.f64[(offset >>> 3) + EXPIRY_F64];
   }
 }
 

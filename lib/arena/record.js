@@ -7,6 +7,11 @@
 //   word 1  value length in bytes
 //   word 2  hash of the key (finds the dictionary slot when evicting)
 //   word 3  record size in bytes (header + key + value, rounded up to 8)
+//   f64     write stamp: the shard's count of writes when this record was
+//           written (or rewritten in place). Unique within the shard for the
+//           life of the arena, so a reader's private copy of a value holds
+//           exactly while its dictionary slot still points at a record with
+//           the same stamp (see near-cache.js).
 //   [f64    expiry time in ms since the epoch, only when HAS_TTL]
 //   key bytes, padded to 4 so the value starts word-aligned (fast copies)
 //   value bytes
@@ -14,7 +19,10 @@
 // A PAD record fills the end of the region when the next record does not fit
 // before the end; its size is implicit (up to the end of the region).
 
-export const RECORD_HEADER_BYTES = 16;
+export const RECORD_HEADER_BYTES = 24;
+/** Float64 index, from the record's offset / 8, of the write stamp and of the expiry time. */
+export const STAMP_F64 = 2;
+export const EXPIRY_F64 = 3;
 export const TTL_BYTES = 8;
 
 export const TYPE_MASK = 3;

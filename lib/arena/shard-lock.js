@@ -32,7 +32,7 @@ import { memoryWaiting } from './waiting.js';
 // second read suffice. Weakly ordered CPUs (arm64) need an atomic first read
 // and, before the second read, an atomic read-modify-write (a release) so that
 // the data reads complete first.
-const WEAK_MEMORY_ORDER = process.arch !== 'x64' && process.arch !== 'ia32';
+export const WEAK_MEMORY_ORDER = process.arch !== 'x64' && process.arch !== 'ia32';
 
 /** A reader's first look at the sequence (`meta` is the shard's meta words). */
 export function sequenceBefore(meta) {

@@ -21,3 +21,10 @@ export const M_AGING_CURSOR = 8;
 
 // Rings (ring.js): 5 words each from here, main ring first.
 export const M_RINGS = 12;
+
+/**
+ * Float64 index (words 22-23) of the shard's write count, which stamps every
+ * record written (see record.js). It only grows, across clear() and repairs,
+ * so a stamp is never handed out twice.
+ */
+export const M64_WRITE_STAMP = 11;

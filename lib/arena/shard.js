@@ -20,10 +20,12 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import {
+  EXPIRY_F64,
   HAS_TTL,
-  KEY_MATCH_MASK,
   KEY_KIND_SHIFT,
+  KEY_MATCH_MASK,
   RECORD_HEADER_BYTES,
+  STAMP_F64,
   TTL_BYTES,
   TYPE_DEAD,
   TYPE_LIVE,
@@ -33,7 +35,7 @@ import {
 import { GHOST_SLOT_BYTES, SHARD_META_BYTES } from './layout.js';
 import { createPolicy, FREQUENCY_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
-import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 
 
@@ -41,6 +43,13 @@ import { STAT } from './thread-stats.js';
 export const TAG_MASK = ~FREQUENCY_MASK;
 /** Records moved per store at most: bounds the time a writer holds the lock. */
 const RELOCATION_BUDGET = 64;
+/**
+ * Write stamps stay below this, away from 2^53 where adding one stops
+ * changing a float64 (ten million writes a second into one shard would take
+ * 14 years to get here). A stamp outside [0, MAX_WRITE_STAMP] means a damaged
+ * meta line.
+ */
+const MAX_WRITE_STAMP = 2 ** 52;
 
 export class Shard {
   /**
@@ -57,6 +66,7 @@ export class Shard {
     this.counters = counters;
     this.clock = clock;
     this.meta = new Int32Array(buffer, layout.metaOffset + index * SHARD_META_BYTES, SHARD_META_BYTES / 4);
+    this.meta64 = new Float64Array(buffer, layout.metaOffset + index * SHARD_META_BYTES, SHARD_META_BYTES / 8);
     this.slots = layout.slotsPerShard;
     this.table = new Uint32Array(buffer, layout.tablesOffset + index * layout.slotsPerShard * 8, layout.slotsPerShard * 2);
     // home(tag) = floor(tag * slots / 2^32): uses the high hash bits, while the
@@ -217,11 +227,16 @@ export class Shard {
    * `foundOffset`): raises its frequency up to the policy's cap.
    */
   touch(slot) {
+    this.touchAt(slot, this.foundOffset);
+  }
+
+  /** touch() of the entry in `slot` whose record is at `offset`. */
+  touchAt(slot, offset) {
     const table = this.table;
     const word = 2 * slot + 1;
     const old = table[word];
     if ((old & FREQUENCY_MASK) >= this.maxFrequency) return;
-    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(this.foundOffset)) return;
+    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(offset)) return;
     Atomics.compareExchange(table, word, old, old + 1);
   }
 
@@ -307,7 +322,18 @@ export class Shard {
     u32[o4 + 1] = valueLength;
     u32[o4 + 2] = hash;
     u32[o4 + 3] = size;
-    if (hasTtl) this.f64[(offset >>> 3) + 2] = expiresAt;
+    const f64 = this.f64;
+    f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
+    if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
+  }
+
+  /** A stamp no record of this shard has had (see record.js). */
+  nextWriteStamp() {
+    const meta64 = this.meta64;
+    const stamp = meta64[M64_WRITE_STAMP] + 1;
+    if (!(stamp >= 1 && stamp <= MAX_WRITE_STAMP)) throw this.corrupt(`its write stamp is ${stamp - 1}`);
+    meta64[M64_WRITE_STAMP] = stamp;
+    return stamp;
   }
 
   writeValue(offset, keyLength, hasTtl, value, valueLength) {
@@ -386,6 +412,11 @@ export class Shard {
     meta[M_TTL_COUNT] = 0;
     meta[M_SWEEP_CURSOR] = 0;
     meta[M_AGING_CURSOR] = 0;
+    // The write stamp goes on (stamps must stay unique), unless damaged:
+    // then it restarts past any stamp a reader can hold, assuming fewer
+    // than 1024 writes per ms per shard since the epoch.
+    const stamp = this.meta64[M64_WRITE_STAMP];
+    if (!(stamp >= 0 && stamp < MAX_WRITE_STAMP)) this.meta64[M64_WRITE_STAMP] = Date.now() * 1024;
     this.main.reset();
     this.small.reset();
   }

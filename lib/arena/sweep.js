@@ -15,7 +15,7 @@ import {
   HEADER_BYTES,
 } from './layout.js';
 import { isProcessAlive, isThreadAlive } from '../native.js';
-import { HAS_TTL } from './record.js';
+import { EXPIRY_F64, HAS_TTL } from './record.js';
 import { M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 
@@ -99,7 +99,7 @@ export class Sweeper {
           if (w0 !== 0) {
             entriesLeft--;
             const offset = (w0 - 1) * 8;
-            if ((shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + 2] <= now) {
+            if ((shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) {
               // Removal shifts later entries back into this slot: look at it again.
               shard.removeEntry(cursor, offset);
               removedHere++;

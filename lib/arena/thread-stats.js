@@ -36,6 +36,8 @@ export const STAT = Object.freeze({
   fetchErrors: 20,
   /** Damaged slots found and reset by sumThreadSlots (counted by the thread that reset them). */
   threadSlotRepairs: 21,
+  /** Gets answered by an instance's near cache (counted apart from hits; stats() adds them in). */
+  nearHits: 22,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;

@@ -6,6 +6,11 @@ import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, PO
 import { FOREIGN_WRITE_BITS } from '../arena/file.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
+/** See DEFAULTS.nearCache; the README explains the choice. */
+const NEAR_CACHE_DEFAULT = 1000;
+/** Most entries a near cache may keep. */
+export const MAX_NEAR_CACHE = 2 ** 24;
+
 /** Every option of `new SharedCache(options)` with its default. */
 export const DEFAULTS = Object.freeze({
   /** Bytes of shared memory for the whole cache (required). */
@@ -32,10 +37,13 @@ export const DEFAULTS = Object.freeze({
   lockLeaseMs: 1000,
   /** How values other than Buffers and strings are stored. */
   codec: msgpackCodec,
+  /** Entries this instance (this thread) keeps as ready values for gets of string keys; 0 turns the near cache off. */
+  nearCache: NEAR_CACHE_DEFAULT,
 });
 
 export const ATTACH_DEFAULTS = Object.freeze({
   codec: msgpackCodec,
+  nearCache: NEAR_CACHE_DEFAULT,
 });
 
 /** Largest ttl: about 285,000 years, far beyond any clock, still exact in float64. */
@@ -149,7 +157,12 @@ export function resolveOptions(options) {
   }
   checkInteger(resolved.lockLeaseMs, 'options.lockLeaseMs', 1, 600_000, 'an integer between 1 and 600000 milliseconds');
   checkCodec(resolved.codec, 'options.codec');
+  checkNearCache(resolved.nearCache);
   return resolved;
+}
+
+function checkNearCache(value) {
+  checkInteger(value, 'options.nearCache', 0, MAX_NEAR_CACHE, `an integer from 0 (off) to ${MAX_NEAR_CACHE} entries`);
 }
 
 /** Validated options for `SharedCache.attach(handle, options)`. */
@@ -159,6 +172,10 @@ export function resolveAttachOptions(options) {
   rejectUnknown(options, ATTACH_DEFAULTS, 'options');
   const resolved = { ...ATTACH_DEFAULTS };
   if (options.codec !== undefined) resolved.codec = checkCodec(options.codec, 'options.codec');
+  if (options.nearCache !== undefined) {
+    checkNearCache(options.nearCache);
+    resolved.nearCache = options.nearCache;
+  }
   return resolved;
 }
 

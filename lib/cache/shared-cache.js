@@ -18,9 +18,11 @@ import {
   VALUE_UTF8,
 } from '../arena/record.js';
 import { FlightTable } from '../arena/flights.js';
+import { STAT } from '../arena/thread-stats.js';
 import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
 import { LatencySampler } from './latency.js';
+import { NearCache } from './near-cache.js';
 import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from './typed-array.js';
@@ -37,9 +39,9 @@ const HANDLE_TYPE = 'arenacache.SharedCache';
 const HANDLE_VERSION = 1;
 const kAttach = Symbol('attach');
 /**
- * Internal, for CacheFS's near cache: the stamp of the last get() (null when
- * it cannot be kept: read under the lock, or entries expire by default), and
- * whether two stamps still hold (see Arena#readStamp).
+ * Internal, for CacheFS's near cache and InodeFS's path memo: the stamp of
+ * the value the last get() returned (call only after a hit), and whether one
+ * or two stamps still hold (see lib/arena/record-stamp.js).
  */
 export const kReadStamp = Symbol('readStamp');
 export const kStampsHold = Symbol('stampsHold');
@@ -118,6 +120,8 @@ export class SharedCache {
   /** The bus started on this instance, or null. */
   #bus = null;
   #invalidationPort = null;
+  /** Ready values of recently read entries (null: options.nearCache is 0). */
+  #near = null;
 
   /**
    * Creates a cache in a new SharedArrayBuffer.
@@ -129,16 +133,19 @@ export class SharedCache {
     let path = null;
     let mapped = false;
     let outbox = null;
+    let nearCache;
     const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
     if (attaching) {
-      ({ arena, codec, path, mapped, outbox } = options[kAttach]);
+      ({ arena, codec, path, mapped, outbox, nearCache } = options[kAttach]);
     } else {
       const resolved = resolveOptions(options);
       const layout = planLayout({ ...resolved, policy: policyId(resolved.policy) });
       arena = Arena.create(layout, settingsOf(resolved));
       codec = resolved.codec;
       outbox = Outbox.create();
+      nearCache = resolved.nearCache;
     }
+    if (nearCache > 0) this.#near = new NearCache(nearCache, arena.clock);
     const header = arena.header;
     this.#arena = arena;
     this.#codec = codec;
@@ -168,7 +175,7 @@ export class SharedCache {
       const path = mapped && typeof handle.path === 'string' ? handle.path : null;
       // A bare buffer has no outbox: that instance's writes are not published.
       const outbox = handle instanceof SharedArrayBuffer || handle.outbox == null ? null : new Outbox(handle.outbox);
-      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped, outbox } });
+      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped, outbox, nearCache: resolved.nearCache } });
     });
   }
 
@@ -194,7 +201,9 @@ export class SharedCache {
         if (mismatch !== null) throw mismatchError(`arena file ${path}`, mismatch.name, mismatch.stored, mismatch.given);
         if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'open()');
       }
-      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create() } });
+      return new SharedCache({
+        [kAttach]: { arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create(), nearCache: resolved.nearCache },
+      });
     } catch (error) {
       mappingRelease(arena.buffer);
       throw error;
@@ -209,27 +218,42 @@ export class SharedCache {
     return this.#handle;
   }
 
-  /** The value stored under `key`, or undefined. */
+  /**
+   * The value stored under `key`, or undefined. With the near cache (see
+   * options.nearCache), objects come back deep-frozen.
+   */
   get(key) {
     if (this.#closed) throw closedError();
+    const near = this.#near;
+    if (near !== null && typeof key === 'string') {
+      const kept = near.get(key);
+      if (kept !== undefined) {
+        this.#arena.counters[STAT.nearHits]++;
+        return kept;
+      }
+    }
     const keys = this.#keys;
     keys.encode(key);
     const arena = this.#arena;
-    const value = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
-    if (value === undefined || arena.valueKind !== VALUE_CODEC) return value;
-    return this.#decode(value);
+    if (near !== null) near.lastHit = null;
+    let value = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
+    if (value === undefined) return value;
+    if (arena.valueKind === VALUE_CODEC) value = this.#decode(value);
+    return near !== null && typeof key === 'string' ? near.keep(key, arena, value) : value;
   }
 
   [kReadStamp]() {
-    return this.#defaultTtl > 0 ? null : this.#arena.readStamp();
+    const near = this.#near;
+    return near !== null && near.lastHit !== null ? near.lastStamp() : this.#arena.readStamp();
   }
 
   [kStampsHold](a, b) {
-    return !this.#closed && this.#arena.stampsHold(a, b);
+    const clock = this.#arena.clock;
+    return !this.#closed && a.holds(clock) && b.holds(clock);
   }
 
   [kStampHolds](stamp) {
-    return !this.#closed && this.#arena.stampHolds(stamp);
+    return !this.#closed && stamp.holds(this.#arena.clock);
   }
 
   /**
@@ -324,6 +348,7 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const deleted = this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+    if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
     // Published even when nothing was here: a peer may have the key.
     this.#publish(OUTBOX_DELETE, keys.length);
     return deleted;
@@ -333,6 +358,7 @@ export class SharedCache {
   clear() {
     if (this.#closed) throw closedError();
     this.#arena.clear();
+    this.#near?.clear();
     this.#publish(OUTBOX_CLEAR, 0);
   }
 
@@ -465,13 +491,14 @@ export class SharedCache {
     const arena = this.#arena;
     const header = arena.header;
     const { totals, entries, liveBytes, usedBytes, smallEntries } = arena.stats();
-    const gets = totals.hits + totals.misses;
+    const gets = totals.hits + totals.nearHits + totals.misses;
     return {
       policy: header.policyName,
       gets,
-      hits: totals.hits,
+      hits: totals.hits + totals.nearHits,
+      nearHits: totals.nearHits,
       misses: totals.misses,
-      hitRatio: gets === 0 ? 0 : totals.hits / gets,
+      hitRatio: gets === 0 ? 0 : (totals.hits + totals.nearHits) / gets,
       sets: totals.sets,
       deletes: totals.deletes,
       evictions: totals.evictions + totals.evictionsMax,
@@ -600,6 +627,8 @@ export class SharedCache {
     // The bus sends what is waiting, then stops; nothing more to apply here.
     this.#bus?.close().catch(() => {});
     this.#bus = null;
+    this.#near?.clear();
+    this.#near = null;
     if (this.#mapped) mappingRelease(this.#arena.buffer);
   }
 

@@ -714,7 +714,8 @@ export class CacheFS extends EventEmitter {
     if (!isDirectoryRecord(record)) return yield ['readdir', target];
     if (record.nonce !== undefined) {
       const cached = this.#cache.get(`fs\0l\0${record.nonce}`);
-      if (cached !== undefined) return cached;
+      // A copy: the caller may sort it, and the cache may hand out its value frozen (options.nearCache).
+      if (cached !== undefined) return cached.slice();
     }
     const names = yield ['readdir', target];
     const after = statRecord(yield ['stat', target], Date.now());

@@ -5,16 +5,14 @@
 //
 // It never answers differently from the shared cache. An entry holds only
 // while the two entries the read went through (the root's generation token
-// and the file's record) are certainly unchanged: no writer has taken their
-// shards' locks since they were read (Arena#readStamp). Any write, delete,
-// eviction or invalidation by any thread or process breaks that. An entry
-// also ends when its record needs validating against the disk (validateMs),
-// and after MAX_AGE_MS at most, so that a 32-bit lock sequence that wrapped
-// around can never look unchanged.
+// and the file's record) are unchanged and unexpired: each read's
+// RecordStamp (lib/arena/record-stamp.js) still holds. Any write, delete,
+// eviction or invalidation of either entry by any thread or process breaks
+// it; writes to other files do not. An entry also ends when its record needs
+// validating against the disk (validateMs).
 
 import { kReadStamp, kStampsHold } from '../cache/shared-cache.js';
 
-const MAX_AGE_MS = 1000;
 /** Files above this share of the budget are never kept (one file must not flush all the others). */
 const MAX_FILE_SHARE = 16;
 
@@ -64,7 +62,7 @@ export class NearCache {
       if (this.#bytes + bytes.length <= this.#maxBytes) break;
       this.#drop(oldestKey, oldest);
     }
-    this.#entries.set(key, { bytes: Buffer.from(bytes), until: Math.min(freshUntil, Date.now() + MAX_AGE_MS), generation, record });
+    this.#entries.set(key, { bytes: Buffer.from(bytes), until: freshUntil, generation, record });
     this.#bytes += bytes.length;
   }
 
