@@ -156,8 +156,9 @@ if (memory.length > 0) {
       // What a near cache holds is not counted: at most its size, of the keys read.
       entries: row.store === 'arenacache+near' ? `≤ ${row.entries}` : row.entries,
       'heap Δ MiB': mib(row.heapDelta),
+      'ArrayBuffer Δ MiB': mib(row.arrayBuffersDelta),
       'RSS Δ MiB': mib(row.rssDelta),
-      'heap B/entry': row.entries > 0 ? Math.round(row.heapDelta / row.entries) : '-',
+      'heap+AB B/entry': row.entries > 0 ? Math.round((row.heapDelta + row.arrayBuffersDelta) / row.entries) : '-',
     })),
   );
 }

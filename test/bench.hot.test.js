@@ -56,7 +56,7 @@ test('the hot-path benchmark runs end to end and reports every figure (tiny size
     ['object', 'buffer', 'string'].flatMap((kind) => stores.map((store) => `${kind}/${store}`)),
   );
   for (const row of result.memory) {
-    assert.ok(Number.isInteger(row.heapDelta) && Number.isInteger(row.rssDelta), `${row.kind}/${row.store}`);
+    for (const field of ['heapDelta', 'arrayBuffersDelta', 'rssDelta']) assert.ok(Number.isInteger(row[field]), `${row.kind}/${row.store} ${field}`);
     assert.ok(row.distinctKeysRead > NEAR && row.distinctKeysRead <= KEYS, `${row.distinctKeysRead} distinct keys`);
     assert.equal(row.entries, row.store === 'arenacache' ? 0 : NEAR, `${row.kind}/${row.store}: the lru-cache holds as many entries as the near cache may`);
   }

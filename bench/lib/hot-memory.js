@@ -19,7 +19,7 @@ async function measure(workerData) {
 /**
  * @param {object} options
  * @param {boolean} options.supported whether SharedCache takes nearCache (without it, the "near" row is skipped)
- * @returns {Promise<object[]>} one row per mode: heap and RSS deltas, entries held
+ * @returns {Promise<object[]>} one row per mode: heap, ArrayBuffer and RSS deltas, entries held
  */
 export async function nearMemory({ handle, supported, nearCache, keys, s, accesses, seed, progress }) {
   const modes = [
@@ -33,7 +33,7 @@ export async function nearMemory({ handle, supported, nearCache, keys, s, access
     const result = await measure({ mode, handle, attachOptions, nearCache, keys, s, accesses, seed });
     // The near cache keeps at most nearCache entries of the keys read.
     const entries = mode === 'lru' ? result.lruEntries : mode === 'near' ? Math.min(nearCache, result.distinct) : 0;
-    rows.push({ store, entries, distinctKeysRead: result.distinct, heapDelta: result.heapDelta, rssDelta: result.rssDelta });
+    rows.push({ store, entries, distinctKeysRead: result.distinct, heapDelta: result.heapDelta, arrayBuffersDelta: result.arrayBuffersDelta, rssDelta: result.rssDelta });
   }
   return rows;
 }

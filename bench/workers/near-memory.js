@@ -54,6 +54,8 @@ parentPort.postMessage({
   mode,
   heapDelta: after.heapUsed - before.heapUsed,
   rssDelta: after.rss - before.rss,
+  // Buffer bytes live outside the heap (a pooled 64 B Buffer keeps its 8 KiB slab).
+  arrayBuffersDelta: after.arrayBuffers - before.arrayBuffers,
   lruEntries: lru === null ? null : lru.size,
   distinct,
 });
