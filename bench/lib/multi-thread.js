@@ -9,13 +9,17 @@ import { median } from './stats.js';
 
 const readerFile = new URL('../workers/reader.js', import.meta.url);
 
-async function runWorkers({ mode, op, handle, workers, entries, payload, durationMs }) {
+/**
+ * Aggregate ops/s of `workers` reader threads started together. `extra` goes
+ * to each worker as is (see bench/workers/reader.js: zipf, attachOptions).
+ */
+export async function runWorkers({ mode, op, handle, workers, entries, payload, durationMs, extra }) {
   const barrier = new SharedArrayBuffer(8);
   const threads = Array.from(
     { length: workers },
     (_, i) =>
       new Worker(readerFile, {
-        workerData: { mode, op, handle, entries, payload, durationMs, barrier, parties: workers, seed: 1000 + i },
+        workerData: { mode, op, handle, entries, payload, durationMs, barrier, parties: workers, seed: 1000 + i, ...extra },
       }),
   );
   const results = await Promise.all(threads.map(async (thread) => (await once(thread, 'message'))[0]));

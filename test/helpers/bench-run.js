@@ -1,25 +1,34 @@
 // Runs a benchmark script with tiny settings for the bench smoke tests:
 // bench/<script> --json <temp>/<name>.json, with `env` over this process's
-// environment. Returns its stdout, the parsed JSON and, where the script
-// wrote one beside the JSON, its chart (svg); the temp directory is removed.
-import { execFileSync } from 'node:child_process';
+// environment. Returns its stdout, the parsed JSON, where the script wrote
+// one beside the JSON its chart (svg), and with { stderr: true } its stderr
+// (otherwise ignored); the temp directory is removed.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export function runBench(script, env) {
+export function runBench(script, env, { stderr = false } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-test-'));
   const name = path.basename(script, '.js');
   const json = path.join(dir, `${name}.json`);
   try {
-    const output = execFileSync(process.execPath, [fileURLToPath(new URL(`../../bench/${script}`, import.meta.url)), '--json', json], {
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const args = [fileURLToPath(new URL(`../../bench/${script}`, import.meta.url)), '--json', json];
+    const options = { env: { ...process.env, ...env }, encoding: 'utf8' };
+    let output;
+    let errors = null;
+    if (stderr) {
+      // Only when asked: a bench that leaves a child holding a piped stderr would keep spawnSync waiting.
+      const run = spawnSync(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 2 ** 20 });
+      if (run.status !== 0) throw new Error(`bench/${script} exited with ${run.signal ?? `code ${run.status}`}:\n${run.stderr}`);
+      output = run.stdout;
+      errors = run.stderr;
+    } else {
+      output = execFileSync(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'ignore'] });
+    }
     const chart = path.join(dir, `${name}.svg`);
-    return { output, result: JSON.parse(readFileSync(json, 'utf8')), svg: existsSync(chart) ? readFileSync(chart, 'utf8') : null };
+    return { output, stderr: errors, result: JSON.parse(readFileSync(json, 'utf8')), svg: existsSync(chart) ? readFileSync(chart, 'utf8') : null };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,169 @@
+// npm run bench:hot — the hot path under a skewed workload: string keys
+// drawn from Zipf(0.99) in a seeded random order, every key held by every
+// store, for three kinds of value (a small object, a 64 B Buffer, a 4 KiB
+// string), all contenders in the same run:
+//
+//   1. one thread, 100% get and 90% get / 10% set: SharedCache with its near
+//      cache and without, lru-cache, a Map, lmdb;
+//   2. worker threads (64 B Buffer): aggregate get and set ops/s of 2
+//      threads on one SharedCache against one thread;
+//   3. near-cache memory per thread: heap and RSS deltas of a fresh worker
+//      after reading the working set through its near cache, next to an
+//      lru-cache holding the same entries.
+//
+// Each kind runs in a child process of its own (bench/scenarios/hot-kind.js).
+// The near-cache rows need SharedCache's `nearCache` option; without it they
+// are skipped, with a note.
+//
+// Environment: BENCH_KEYS (100000), BENCH_ZIPF (0.99), BENCH_ACCESSES
+// (length of the precomputed access sequence, 1048576), BENCH_NEAR (near
+// cache entries, 10000), BENCH_KINDS (object,buffer,string), BENCH_MIXES
+// (percent of gets, 100,90; 0 is all sets), BENCH_TIME_MS per task and round
+// (300), BENCH_ROUNDS (3), BENCH_WORKERS (1,2), BENCH_WORKER_MS (1000),
+// BENCH_QUICK=1 (10000 keys, 131072 accesses, near cache 1000, 100 ms, one
+// round, 300 ms workers), BENCH_JSON=path (or --json path).
+
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { intList, jsonPath, nameList, percentList, positiveInt, positiveNumber } from './lib/env.js';
+import { formatRate, printTable, ratio } from './lib/format.js';
+import { KINDS, nearCacheSupport } from './lib/hot-workload.js';
+import { describeMachine } from './lib/machine.js';
+import { progressReporter } from './lib/progress.js';
+
+const quick = process.env.BENCH_QUICK === '1';
+const config = {
+  keys: positiveInt('BENCH_KEYS', quick ? 10_000 : 100_000),
+  s: positiveNumber('BENCH_ZIPF', 0.99),
+  accesses: positiveInt('BENCH_ACCESSES', quick ? 2 ** 17 : 2 ** 20),
+  nearCache: positiveInt('BENCH_NEAR', quick ? 1000 : 10_000),
+  kinds: nameList('BENCH_KINDS', Object.keys(KINDS), Object.keys(KINDS)),
+  mixes: percentList('BENCH_MIXES', [100, 90]),
+  timeMs: positiveInt('BENCH_TIME_MS', quick ? 100 : 300),
+  rounds: positiveInt('BENCH_ROUNDS', quick ? 1 : 3),
+  workerCounts: intList('BENCH_WORKERS', [1, 2]),
+  workerMs: positiveInt('BENCH_WORKER_MS', quick ? 300 : 1000),
+  seed: 12345,
+};
+const json = jsonPath();
+const { progress, done } = progressReporter();
+const near = nearCacheSupport();
+
+const childFile = fileURLToPath(new URL('./scenarios/hot-kind.js', import.meta.url));
+function runKind(kind, sections) {
+  const settings = { ...config, kind, sections, near: near.supported };
+  // stderr is this process's, so the child's progress reaches the terminal
+  // (and its errors the log); stdout carries its JSON line.
+  const child = spawn(process.execPath, ['--expose-gc', childFile, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code !== 0) reject(new Error(`bench/scenarios/hot-kind.js (${kind}) exited with ${signal ?? `code ${code}`}`));
+      else resolve(JSON.parse(output.trim().split('\n').pop()));
+    });
+  });
+}
+
+const machine = describeMachine();
+const results = [];
+for (const kind of config.kinds) {
+  progress(`${KINDS[kind].label}`);
+  results.push(await runKind(kind, kind === 'buffer' ? ['memory', 'single', 'threads'] : ['memory', 'single']));
+}
+// The worker-thread section is for the 64 B Buffer, asked for or not.
+if (!config.kinds.includes('buffer')) results.push(await runKind('buffer', ['threads']));
+done();
+
+const labelOf = (kind) => KINDS[kind].label;
+const mixLabel = (getPercent) => (getPercent === 100 ? '100% get' : getPercent === 0 ? '100% set' : `${getPercent}% get / ${100 - getPercent}% set`);
+const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+
+console.log(`arenacache hot-path benchmark — ${machine.cpu}, ${machine.cores} cores (load average ${machine.loadAverage[0].toFixed(2)} at the start), Node ${machine.node}, ${machine.date}`);
+console.log(`Zipf s=${config.s} over ${config.keys} string keys, a seeded sequence of ${config.accesses} accesses; every store holds every key`);
+console.log(`${config.rounds} round(s) of ${config.timeMs} ms per task (median shown); ratios are arenacache / peer, from the same run`);
+if (near.supported) {
+  console.log(`near cache: nearCache ${config.nearCache} entries per SharedCache instance (arena+near: an instance attached with it; arena: nearCache 0)`);
+} else {
+  console.log(`near cache: not supported by this SharedCache (${near.reason}); its rows are skipped`);
+}
+console.log("lmdb: noSync, uncompressed; objects in msgpack with shared structures (get), strings as 'string' (get), Buffers as 'binary' (getBinaryFast); a batch of 1000 mixed operations runs in one transactionSync\n");
+
+const singles = results.filter((r) => r.single).flatMap((r) => r.single.map((row) => ({ kind: r.kind, ...row })));
+if (singles.length > 0) {
+  const arenas = near.supported ? ['arenacache+near', 'arenacache'] : ['arenacache'];
+  const short = { 'arenacache+near': 'arena+near', arenacache: 'arena', 'lru-cache': 'lru', Map: 'Map', lmdb: 'lmdb' };
+  console.log('Single thread (ops/s)');
+  printTable(
+    singles.map((row) => ({
+      value: labelOf(row.kind),
+      mix: mixLabel(row.getPercent),
+      ...Object.fromEntries([...arenas, 'lru-cache', 'Map', 'lmdb'].map((name) => [short[name], formatRate(row.ops[name])])),
+    })),
+  );
+  console.log('\nSingle thread, ratios');
+  printTable(
+    singles.map((row) => {
+      const cells = { value: labelOf(row.kind), mix: mixLabel(row.getPercent) };
+      for (const arena of arenas) for (const peer of ['lru-cache', 'Map', 'lmdb']) cells[`${short[arena]}/${short[peer]}`] = ratio(row.ops[arena], row.ops[peer]);
+      if (near.supported) cells['near/arena'] = ratio(row.ops['arenacache+near'], row.ops.arenacache);
+      return cells;
+    }),
+  );
+}
+
+console.log('\nSharedCache stats() at the end of each kind (the cache must hold every key: no evictions)');
+printTable(
+  results.map((r) => ({
+    value: labelOf(r.kind),
+    entries: r.stats.entries,
+    evictions: r.stats.evictions,
+    sets: r.stats.sets,
+    gets: r.stats.gets,
+    misses: r.stats.misses,
+    'hit ratio': r.stats.hitRatio.toFixed(3),
+    'live MiB': mib(r.stats.liveBytes),
+    'memoryBytes MiB': mib(r.stats.memoryBytes),
+  })),
+);
+
+const threads = results.find((r) => r.threads)?.threads ?? [];
+if (threads.length > 0) {
+  const first = config.workerCounts[0];
+  console.log(`\nWorker threads, 64 B Buffer (aggregate ops/s, median of ${config.rounds} run(s) of ${config.workerMs} ms; ${machine.cores} cores)`);
+  printTable(
+    threads.map((row) => ({
+      cache: row.store,
+      op: row.op,
+      threads: row.workers,
+      'ops/s': formatRate(row.opsPerSecond),
+      [`vs ${first} thread(s)`]: row.vsFirst.toFixed(2),
+      'hit ratio': row.hitRatio === null ? '-' : row.hitRatio.toFixed(3),
+    })),
+  );
+}
+
+const memory = results.filter((r) => r.memory).flatMap((r) => r.memory.map((row) => ({ kind: r.kind, ...row })));
+if (memory.length > 0) {
+  console.log(`\nMemory per thread: a fresh worker each reads the ${config.accesses} accesses once; deltas after gc`);
+  console.log('(RSS also counts heap pages V8 keeps after collecting evicted entries; the nearCache 0 row is the control: it keeps nothing)');
+  printTable(
+    memory.map((row) => ({
+      value: labelOf(row.kind),
+      store: row.store === 'arenacache' ? 'arenacache, nearCache 0' : row.store === 'arenacache+near' ? `arenacache, nearCache ${config.nearCache}` : `lru-cache, max ${config.nearCache}`,
+      // What a near cache holds is not counted: at most its size, of the keys read.
+      entries: row.store === 'arenacache+near' ? `≤ ${row.entries}` : row.entries,
+      'heap Δ MiB': mib(row.heapDelta),
+      'ArrayBuffer Δ MiB': mib(row.arrayBuffersDelta),
+      'RSS Δ MiB': mib(row.rssDelta),
+      'heap+AB B/entry': row.entries > 0 ? Math.round((row.heapDelta + row.arrayBuffersDelta) / row.entries) : '-',
+    })),
+  );
+}
+
+if (json) {
+  writeFileSync(json, `${JSON.stringify({ machine, config, nearCache: { supported: near.supported, entries: config.nearCache, reason: near.reason }, single: singles, stats: results.map((r) => ({ kind: r.kind, ...r.stats })), threads, memory }, null, 2)}\n`);
+  console.log(`\nwrote ${json}`);
+}
