@@ -32,10 +32,17 @@ export class RecordStamp {
    * @param {import('./shard.js').Shard} shard
    */
   constructor(shard, slot, offset, stamp, expiresAt) {
-    this.shard = shard;
-    this.table = shard.table;
-    this.f64 = shard.f64;
-    this.set(shard, slot, offset, stamp, expiresAt);
+    // Every field first, in one order: one hidden class for all stamps.
+    this.shard = null;
+    this.table = null;
+    this.f64 = null;
+    this.word = 0;
+    this.pointer = 0;
+    this.offset = 0;
+    this.stampIndex = 0;
+    this.stamp = 0;
+    this.expiresAt = 0;
+    if (shard !== null) this.set(shard, slot, offset, stamp, expiresAt);
   }
 
   /** Points this stamp at another record (a near cache reuses its entries). */

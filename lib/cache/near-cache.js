@@ -16,10 +16,13 @@
 //     instances...) are not kept, and every get decodes them afresh;
 //   - Buffers are kept as a private copy, and each hit returns a new copy.
 //
-// Eviction is CLOCK over a fixed array of entries: a hit sets a bit, the
-// hand clears bits until it finds an entry not used since its last pass.
-// Entries are reused in place, so a full near cache allocates only for the
-// values themselves.
+// A key enters only on its second miss within a window (a doorkeeper bitmap
+// of key hashes, cleared as it fills): most misses of a skewed workload are
+// keys read once in a long while, and keeping each would cost more than its
+// read and push out a hot entry. Eviction is CLOCK over a fixed array of
+// entries: a hit sets a bit, the hand clears bits until it finds an entry
+// not used since its last pass. Entries, and a Buffer copy's memory, are
+// reused in place, so a full near cache allocates little.
 
 import { RecordStamp } from '../arena/record-stamp.js';
 import { ValuePool } from '../arena/value-pool.js';
@@ -31,15 +34,41 @@ const COPIED = 1; // a private copy of a Buffer; each hit returns a new copy
 /** Nodes a value may have to be kept frozen (bounds the cost of shared or deep structures). */
 const FREEZE_BUDGET = 4096;
 
+/** Doorkeeper bits per near-cache entry. */
+const DOORKEEPER_BITS_PER_ENTRY = 8;
+
 class NearEntry extends RecordStamp {
-  constructor(key, shard, slot, offset, stamp, expiresAt) {
-    super(shard, slot, offset, stamp, expiresAt);
+  constructor(key) {
+    super(null, 0, 0, 0, 0);
     this.key = key;
     this.kind = SHARED;
+    /** A string or frozen object (SHARED), or the bytes of a Buffer copy (COPIED: `length` of them, over `words`). */
     this.value = undefined;
     this.words = null;
     this.length = 0;
     this.used = false;
+  }
+
+  /** Holds a private copy of `buffer`, in this entry's memory when it fits without wasting much. */
+  copyIn(buffer) {
+    const length = buffer.length;
+    let bytes = this.kind === COPIED ? this.value : null;
+    if (bytes === null || bytes.length < length || bytes.length > 4 * length + 64) {
+      // Word-aligned for ValuePool#copy; small arrays live on V8's heap and cost little.
+      this.words = new Int32Array((length + 3) >>> 2);
+      bytes = new Uint8Array(this.words.buffer, this.words.byteOffset, this.words.byteLength);
+    }
+    bytes.set(buffer);
+    this.kind = COPIED;
+    this.value = bytes;
+    this.length = length;
+  }
+
+  holdShared(value) {
+    this.kind = SHARED;
+    this.value = value;
+    this.words = null;
+    this.length = 0;
   }
 }
 
@@ -47,10 +76,19 @@ export class NearCache {
   /**
    * @param {number} capacity entries kept (> 0)
    * @param {import('../arena/clock.js').Clock} clock the arena's, for expiry
+   * @param {boolean} plainObjects whether the codec decodes to data properties
+   *   only (the built-in one), which spares the freezing check a property
+   *   descriptor per property
    */
-  constructor(capacity, clock) {
+  constructor(capacity, clock, plainObjects) {
     this.capacity = capacity;
     this.clock = clock;
+    this.plainObjects = plainObjects;
+    const doorkeeperWords = Math.max(32, Math.ceil((capacity * DOORKEEPER_BITS_PER_ENTRY) / 32));
+    this.doorkeeper = new Int32Array(2 ** Math.ceil(Math.log2(doorkeeperWords)));
+    this.doorkeeperMask = this.doorkeeper.length - 1;
+    /** Keys the doorkeeper has noted since it was last cleared. */
+    this.doorkeeperNoted = 0;
     /** @type {Map<string, NearEntry>} */
     this.entries = new Map();
     /** @type {NearEntry[]} */
@@ -69,48 +107,43 @@ export class NearCache {
     entry.used = true;
     entry.touch();
     if (entry.kind === SHARED) return entry.value;
-    return this.copies.copy(entry.words, entry.value, 0, entry.length);
+    return this.copies.copyWords(entry.words, entry.value, entry.length);
   }
 
   /**
-   * Keeps the value a get of `key` just read from `arena` (its last lookup
-   * describes the record). `value` is what that get returns: a string, a
-   * Buffer the caller now owns, or a decoded object the caller now owns.
-   * Returns the value to give the caller: for an object that was kept, the
-   * frozen one.
+   * Keeps the value a get of `key` (whose hash is `hash`) just read from
+   * `arena` (its last lookup describes the record). `value` is what that get
+   * returns: a string, a Buffer the caller now owns, or a decoded object the
+   * caller now owns, which is frozen if it is kept. Returns `value`.
    * @param {import('../arena/arena.js').Arena} arena
    */
-  keep(key, arena, value) {
-    let kind = SHARED;
-    let kept = value;
-    let words = null;
-    let length = 0;
-    if (typeof value === 'string') {
-      // Immutable: shared as it is.
-    } else if (value instanceof Uint8Array) {
-      kind = COPIED;
-      length = value.length;
-      // Its own memory, word-aligned for ValuePool#copy, and no pool chunk
-      // held alive by a few kept values.
-      const memory = new ArrayBuffer((length + 3) & ~3);
-      kept = new Uint8Array(memory, 0, length);
-      kept.set(value);
-      words = new Int32Array(memory);
-    } else if (!deepFreeze(value)) {
-      return value;
-    }
+  keep(key, hash, arena, value) {
     let entry = this.entries.get(key);
-    if (entry === undefined) {
-      entry = this.#slotFor(key, arena);
-    } else {
-      entry.set(arena.readShard, arena.lastSlot, arena.lastOffset, arena.lastStamp, arena.lastExpiresAt);
-    }
-    entry.kind = kind;
-    entry.value = kept;
-    entry.words = words;
-    entry.length = length;
+    if (entry === undefined && !this.#admit(hash)) return value;
+    const copied = value instanceof Uint8Array;
+    if (!copied && typeof value !== 'string' && !deepFreeze(value, this.plainObjects)) return value;
+    if (entry === undefined) entry = this.#entryFor(key);
+    entry.set(arena.readShard, arena.lastSlot, arena.lastOffset, arena.lastStamp, arena.lastExpiresAt);
+    if (copied) entry.copyIn(value);
+    else entry.holdShared(value);
     entry.used = false;
     return value;
+  }
+
+  /** Whether a key not kept may enter: the doorkeeper saw its hash since it was last cleared. */
+  #admit(hash) {
+    const mixed = Math.imul(hash, 0x9e3779b1);
+    const index = (mixed >>> 5) & this.doorkeeperMask;
+    const bit = 1 << (mixed & 31);
+    const doorkeeper = this.doorkeeper;
+    if ((doorkeeper[index] & bit) !== 0) return true;
+    doorkeeper[index] |= bit;
+    // Cleared when a quarter of the bits are noted, before false admissions pile up.
+    if (++this.doorkeeperNoted > doorkeeper.length * 8) {
+      doorkeeper.fill(0);
+      this.doorkeeperNoted = 0;
+    }
+    return false;
   }
 
   /** The stamp of the entry that answered the last get() (entries are reused: a copy). */
@@ -125,8 +158,7 @@ export class NearCache {
     if (entry === undefined) return;
     this.entries.delete(key);
     entry.key = undefined;
-    entry.value = undefined;
-    entry.words = null;
+    entry.holdShared(undefined);
   }
 
   clear() {
@@ -135,12 +167,12 @@ export class NearCache {
     this.hand = 0;
   }
 
-  /** An entry for a new key: a new one until the capacity is reached, then one CLOCK evicts. */
-  #slotFor(key, arena) {
+  /** An entry for a new key: a new one until the capacity is reached, then the one CLOCK evicts. */
+  #entryFor(key) {
     const ring = this.ring;
     let entry;
     if (ring.length < this.capacity) {
-      entry = new NearEntry(key, arena.readShard, arena.lastSlot, arena.lastOffset, arena.lastStamp, arena.lastExpiresAt);
+      entry = new NearEntry(key);
       ring.push(entry);
     } else {
       let hand = this.hand;
@@ -153,7 +185,6 @@ export class NearCache {
       this.hand = hand + 1 === ring.length ? 0 : hand + 1;
       if (entry.key !== undefined) this.entries.delete(entry.key);
       entry.key = key;
-      entry.set(arena.readShard, arena.lastSlot, arena.lastOffset, arena.lastStamp, arena.lastExpiresAt);
     }
     this.entries.set(key, entry);
     return entry;
@@ -163,12 +194,13 @@ export class NearCache {
 /**
  * Freezes `value` and everything it holds when it consists only of
  * primitives, plain objects and arrays (what freezing makes immutable), and
- * returns whether it did. Anything else is left untouched.
+ * returns whether it did; anything else is left untouched. With
+ * `plainObjects`, the codec is known to make data properties only.
  */
-export function deepFreeze(value) {
+export function deepFreeze(value, plainObjects) {
   if (value === null || typeof value !== 'object') return true;
   const budget = { left: FREEZE_BUDGET };
-  if (!freezable(value, budget)) return false;
+  if (!(plainObjects ? freezableData(value, budget) : freezable(value, budget))) return false;
   freezeAll(value);
   return true;
 }
@@ -178,22 +210,43 @@ function isPlain(object) {
   return Array.isArray(object) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null;
 }
 
+/** Whether a child value stops the freezing (a function) or needs a look of its own (an object not yet frozen). */
+function childFreezable(child, budget, check) {
+  if (typeof child === 'function') return false;
+  return child === null || typeof child !== 'object' || Object.isFrozen(child) || check(child, budget);
+}
+
+/** freezable() for objects made of data properties (no accessor can run or hide state). */
+function freezableData(object, budget) {
+  if (--budget.left < 0 || !isPlain(object)) return false;
+  if (Array.isArray(object)) {
+    for (let i = 0; i < object.length; i++) if (!childFreezable(object[i], budget, freezableData)) return false;
+    return true;
+  }
+  for (const name in object) if (!childFreezable(object[name], budget, freezableData)) return false;
+  return Object.getOwnPropertySymbols(object).length === 0;
+}
+
 function freezable(object, budget) {
   if (--budget.left < 0 || !isPlain(object)) return false;
   // Accessors could run code on every read and hide state freezing cannot reach.
   const descriptors = Object.getOwnPropertyDescriptors(object);
   for (const name of Reflect.ownKeys(descriptors)) {
     const descriptor = descriptors[name];
-    if (!('value' in descriptor)) return false;
-    const child = descriptor.value;
-    if (child !== null && typeof child === 'object' && !Object.isFrozen(child) && !freezable(child, budget)) return false;
-    if (typeof child === 'function') return false;
+    if (!('value' in descriptor) || !childFreezable(descriptor.value, budget, freezable)) return false;
   }
   return true;
 }
 
 function freezeAll(object) {
   Object.freeze(object);
+  if (Array.isArray(object)) {
+    for (let i = 0; i < object.length; i++) {
+      const child = object[i];
+      if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeAll(child);
+    }
+    return;
+  }
   for (const name of Reflect.ownKeys(object)) {
     const child = object[name];
     if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeAll(child);

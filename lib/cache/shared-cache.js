@@ -21,6 +21,7 @@ import { FlightTable } from '../arena/flights.js';
 import { STAT } from '../arena/thread-stats.js';
 import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
+import { msgpackCodec } from './codec.js';
 import { LatencySampler } from './latency.js';
 import { NearCache } from './near-cache.js';
 import { registerCacheMetrics } from './metrics.js';
@@ -145,7 +146,7 @@ export class SharedCache {
       outbox = Outbox.create();
       nearCache = resolved.nearCache;
     }
-    if (nearCache > 0) this.#near = new NearCache(nearCache, arena.clock);
+    if (nearCache > 0) this.#near = new NearCache(nearCache, arena.clock, codec === msgpackCodec);
     const header = arena.header;
     this.#arena = arena;
     this.#codec = codec;
@@ -239,7 +240,7 @@ export class SharedCache {
     let value = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
     if (value === undefined) return value;
     if (arena.valueKind === VALUE_CODEC) value = this.#decode(value);
-    return near !== null && typeof key === 'string' ? near.keep(key, arena, value) : value;
+    return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value) : value;
   }
 
   [kReadStamp]() {
