@@ -1,94 +1,98 @@
+// Linearizability per key, with the near cache on and off: worker threads on
+// one in-memory cache, and processes on one file-backed cache, each running
+// its share of random set/delete/get operations with self-checking values.
 import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
+import { nativeAvailable } from '../lib/native.js';
+import { arenaPath } from './helpers/arena-files.js';
+import { checkHistory } from './helpers/history.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 
 const MiB = 2 ** 20;
-const WORKERS = 4;
 
-/**
- * Checks a history of set/delete/get on registers (one per key) for
- * linearizability violations that a cache without eviction must never show:
- * a read of a value already overwritten before the read began, a read of a
- * value not yet written, a miss although a write definitely preceded it, or
- * two ordered reads that see writes in the opposite order.
- */
-function checkHistory(history) {
-  const problems = [];
-  const byKey = new Map();
-  for (const op of history) {
-    if (!byKey.has(op.key)) byKey.set(op.key, []);
-    byKey.get(op.key).push(op);
-  }
-  for (const [key, ops] of byKey) {
-    const writes = ops.filter((op) => op.type === 'set');
-    const deletes = ops.filter((op) => op.type === 'delete');
-    const mutations = ops.filter((op) => op.type !== 'get');
-    const writeOf = new Map(writes.map((op) => [`${op.writer}:${op.sequence}`, op]));
-    const reads = ops.filter((op) => op.type === 'get');
-    for (const read of reads) {
-      if (read.result === 'torn' || read.result === 'foreign') {
-        problems.push(`${key}: a ${read.result} value was read`);
-        continue;
-      }
-      if (read.result === null) {
-        const definite = writes.find(
-          (w) => w.end < read.start && !deletes.some((d) => d.end > w.start && d.start < read.end),
-        );
-        if (definite) problems.push(`${key}: miss at [${read.start}, ${read.end}] after write at [${definite.start}, ${definite.end}]`);
-        continue;
-      }
-      const source = writeOf.get(`${read.result.writer}:${read.result.sequence}`);
-      if (!source) {
-        problems.push(`${key}: read a value nobody wrote`);
-        continue;
-      }
-      if (source.start > read.end) problems.push(`${key}: read a value before it was written`);
-      const overwritten = mutations.find((m) => m !== source && m.start > source.end && m.end < read.start);
-      if (overwritten) problems.push(`${key}: read at ${read.start} saw a value overwritten at ${overwritten.end}`);
-      read.source = source;
-    }
-    const valued = reads.filter((read) => read.source);
-    for (const first of valued) {
-      for (const second of valued) {
-        if (first.end < second.start && second.source.end < first.source.start) {
-          problems.push(`${key}: a later read saw an older write`);
-        }
-      }
-    }
-  }
-  return problems;
-}
-
-test('operations split across 4 workers are linearizable per key', async () => {
-  const seed = testSeed();
-  const random = seededRandom(seed);
-  const total = STRESS ? 200_000 : 16_000;
-  const keys = Array.from({ length: 24 }, (_, i) => `lin:${i}`);
-  const cache = new SharedCache({ memoryBytes: 8 * MiB });
-  const shares = Array.from({ length: WORKERS }, () => []);
+/** `total` random operations on `keyCount` keys, dealt round-robin to `parties` shares. */
+function randomShares(random, { total, keyCount, parties, getShare }) {
+  const keys = Array.from({ length: keyCount }, (_, i) => `lin:${i}`);
+  const shares = Array.from({ length: parties }, () => []);
+  const setShare = (1 - getShare) * 0.8;
   for (let i = 0; i < total; i++) {
     const roll = random();
-    const type = roll < 0.45 ? 'set' : roll < 0.55 ? 'delete' : 'get';
-    shares[i % WORKERS].push([type, random.pick(keys), 20 + random.int(600)]);
+    const type = roll < setShare ? 'set' : roll < 1 - getShare ? 'delete' : 'get';
+    shares[i % parties].push([type, random.pick(keys), 20 + random.int(600)]);
   }
-  const clock = new SharedArrayBuffer(4);
-  const barrier = new SharedArrayBuffer(8);
-  const workers = shares.map(
-    (ops, writer) =>
-      new Worker(new URL('./helpers/history-worker.js', import.meta.url), {
-        workerData: { handle: cache.handle, ops, writer: writer + 1, clock, barrier, parties: WORKERS },
+  return shares;
+}
+
+// Read-mostly mixes give the near cache entries to answer from; write-heavy ones give it changes to miss.
+const CASES = [
+  { nearCache: 0, getShare: 0.45 },
+  { nearCache: 1000, getShare: 0.45 },
+  { nearCache: 1000, getShare: 0.9 },
+];
+
+for (const { nearCache, getShare } of CASES) {
+  test(`operations split across 4 workers are linearizable per key (nearCache ${nearCache}, ${getShare * 100}% gets)`, async () => {
+    const seed = testSeed();
+    const workers = 4;
+    const shares = randomShares(seededRandom(seed), { total: STRESS ? 200_000 : 16_000, keyCount: 24, parties: workers, getShare });
+    const cache = new SharedCache({ memoryBytes: 8 * MiB, nearCache });
+    const clock = new SharedArrayBuffer(4);
+    const barrier = new SharedArrayBuffer(8);
+    const threads = shares.map(
+      (ops, writer) =>
+        new Worker(new URL('./helpers/history-worker.js', import.meta.url), {
+          workerData: { handle: cache.handle, ops, writer: writer + 1, clock, barrier, parties: workers, nearCache },
+        }),
+    );
+    const histories = await Promise.all(threads.map(async (worker) => (await once(worker, 'message'))[0]));
+    await Promise.all(threads.map((worker) => worker.terminate()));
+    const stats = cache.stats();
+    assert.equal(stats.evictions, 0, 'the check assumes nothing is evicted');
+    if (nearCache > 0) assert.ok(stats.nearHits > 0, 'the near cache answered some gets');
+    assert.deepEqual(checkHistory(histories.flat()).slice(0, 10), [], `SEED=${seed}`);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+}
+
+for (const { nearCache, getShare } of CASES) {
+  test(`operations split across 3 processes on a cache file are linearizable per key (nearCache ${nearCache}, ${getShare * 100}% gets)`, { skip: !nativeAvailable && 'needs the native addon' }, async (t) => {
+    const seed = testSeed();
+    const processes = 3;
+    const shares = randomShares(seededRandom(seed), { total: STRESS ? 60_000 : 6_000, keyCount: 16, parties: processes, getShare });
+    const path = arenaPath(t);
+    const clockPath = arenaPath(t, 'clock');
+    writeFileSync(clockPath, Buffer.alloc(4096), { mode: 0o600 });
+    const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, nearCache });
+    t.after(() => cache.close());
+    const children = shares.map((ops, writer) =>
+      fork(new URL('./helpers/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache })], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
       }),
-  );
-  const histories = await Promise.all(workers.map(async (worker) => (await once(worker, 'message'))[0]));
-  await Promise.all(workers.map((worker) => worker.terminate()));
-  assert.equal(cache.stats().evictions, 0, 'the check assumes nothing is evicted');
-  const problems = checkHistory(histories.flat());
-  assert.deepEqual(problems.slice(0, 10), [], `SEED=${seed}`);
-  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
-});
+    );
+    const histories = await Promise.all(
+      children.map(async (child) => {
+        const [history] = await Promise.race([
+          once(child, 'message'),
+          once(child, 'exit').then(([code]) => {
+            throw new Error(`a history process exited with ${code} before reporting`);
+          }),
+        ]);
+        return history;
+      }),
+    );
+    const stats = cache.stats();
+    assert.equal(stats.evictions, 0, 'the check assumes nothing is evicted');
+    if (nearCache > 0) assert.ok(stats.nearHits > 0, 'the near caches answered some gets');
+    assert.deepEqual(checkHistory(histories.flat()).slice(0, 10), [], `SEED=${seed}`);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+}
 
 test('the history checker catches a stale read', () => {
   const problems = checkHistory([

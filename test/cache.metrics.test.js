@@ -44,9 +44,14 @@ test('registerMetrics exposes the shared counters in a real prom-client registry
   assert.equal(samples['arenacache_bytes{cache="sessions"}'], stats.liveBytes);
   assert.equal(samples['arenacache_memory_bytes{cache="sessions"}'], MiB);
   assert.equal(samples['arenacache_max_entries{cache="sessions"}'], 10);
-  // Values are read at scrape time: more traffic, new values.
+  assert.equal(samples['arenacache_near_hits_total{cache="sessions"}'], 0);
+  // Values are read at scrape time: more traffic, new values (the third get
+  // of k19 is answered by the near cache, and counts as a hit too).
   cache.get('k19');
-  assert.equal(parse(await registry.metrics())['arenacache_hits_total{cache="sessions"}'], 2);
+  cache.get('k19');
+  const later = parse(await registry.metrics());
+  assert.equal(later['arenacache_hits_total{cache="sessions"}'], 3);
+  assert.equal(later['arenacache_near_hits_total{cache="sessions"}'], 1);
 });
 
 test('several caches share the metrics under their own cache label; unregister removes one', async () => {

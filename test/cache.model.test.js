@@ -30,67 +30,76 @@ function modelKey(key) {
   return typeof key === 'string' ? `s:${key}` : `b:${key.toString('hex')}`;
 }
 
-test('a random operation sequence behaves exactly like a Map (no eviction)', () => {
-  const seed = testSeed();
-  const random = seededRandom(seed);
-  const steps = STRESS ? 500_000 : 60_000;
-  const cache = new SharedCache({ memoryBytes: 4 * MiB });
-  const model = new Map();
-  const at = (i) => `step ${i} (SEED=${seed})`;
-  for (let i = 0; i < steps; i++) {
-    const key = randomKey(random);
-    const id = modelKey(key);
-    const op = random();
-    if (op < 0.35) {
-      const value = randomValue(random, i);
-      cache.set(key, value);
-      model.set(id, value);
-    } else if (op < 0.7) {
-      assert.deepEqual(cache.get(key), model.get(id), at(i));
-    } else if (op < 0.8) {
-      assert.equal(cache.has(key), model.has(id), at(i));
-    } else if (op < 0.95) {
-      assert.equal(cache.delete(key), model.delete(id), at(i));
-    } else if (op < 0.9995) {
-      assert.equal(cache.size, model.size, at(i));
-    } else {
-      cache.clear();
-      model.clear();
+// The near cache on (small, so that its own eviction runs too) and off.
+for (const nearCache of [0, 16]) {
+  test(`a random operation sequence behaves exactly like a Map (no eviction, nearCache ${nearCache})`, () => {
+    const seed = testSeed();
+    const random = seededRandom(seed);
+    const steps = STRESS ? 500_000 : 60_000;
+    const cache = new SharedCache({ memoryBytes: 4 * MiB, nearCache });
+    // Another instance (another thread's view) writes a share of the operations.
+    const other = SharedCache.attach(cache.handle, { nearCache });
+    const model = new Map();
+    const at = (i) => `step ${i} (SEED=${seed})`;
+    for (let i = 0; i < steps; i++) {
+      const key = randomKey(random);
+      const id = modelKey(key);
+      const op = random();
+      const writer = random() < 0.3 ? other : cache;
+      if (op < 0.35) {
+        const value = randomValue(random, i);
+        writer.set(key, value);
+        model.set(id, value);
+      } else if (op < 0.7) {
+        assert.deepEqual(cache.get(key), model.get(id), at(i));
+      } else if (op < 0.8) {
+        assert.equal(cache.has(key), model.has(id), at(i));
+      } else if (op < 0.95) {
+        assert.equal(writer.delete(key), model.delete(id), at(i));
+      } else if (op < 0.9995) {
+        assert.equal(cache.size, model.size, at(i));
+      } else {
+        writer.clear();
+        model.clear();
+      }
     }
-  }
-  const listed = new Map([...cache.entries()].map(([key, value]) => [modelKey(key), value]));
-  assert.equal(listed.size, model.size);
-  for (const [id, value] of model) assert.ok(isDeepStrictEqual(listed.get(id), value), `${id} (SEED=${seed})`);
-  assert.equal(cache.stats().evictions, 0);
-  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
-});
+    if (nearCache > 0) assert.ok(cache.stats().nearHits > 0);
+    const listed = new Map([...cache.entries()].map(([key, value]) => [modelKey(key), value]));
+    assert.equal(listed.size, model.size);
+    for (const [id, value] of model) assert.ok(isDeepStrictEqual(listed.get(id), value), `${id} (SEED=${seed})`);
+    assert.equal(cache.stats().evictions, 0);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+}
 
-test('with eviction, every hit is the latest value and misses only ever lose entries', () => {
-  const seed = testSeed();
-  const random = seededRandom(seed);
-  const steps = STRESS ? 500_000 : 60_000;
-  const cache = new SharedCache({ memoryBytes: MiB });
-  const model = new Map();
-  for (let i = 0; i < steps; i++) {
-    const key = `key:${random.int(3000)}`;
-    const op = random();
-    if (op < 0.45) {
-      const value = Buffer.alloc(4 + random.int(2000), i & 0xff);
-      value.writeUInt32LE(i, 0);
-      cache.set(key, value);
-      model.set(key, value);
-    } else if (op < 0.9) {
-      const value = cache.get(key);
-      if (value === undefined) model.delete(key); // evicted: it must stay gone
-      else assert.deepEqual(value, model.get(key), `step ${i} (SEED=${seed})`);
-    } else {
-      // true only if it was in the model; false may also mean it was evicted.
-      const deleted = cache.delete(key);
-      if (!model.has(key)) assert.equal(deleted, false, `step ${i} (SEED=${seed})`);
-      model.delete(key);
+for (const nearCache of [0, 64]) {
+  test(`with eviction, every hit is the latest value and misses only ever lose entries (nearCache ${nearCache})`, () => {
+    const seed = testSeed();
+    const random = seededRandom(seed);
+    const steps = STRESS ? 500_000 : 60_000;
+    const cache = new SharedCache({ memoryBytes: MiB, nearCache });
+    const model = new Map();
+    for (let i = 0; i < steps; i++) {
+      const key = `key:${random.int(3000)}`;
+      const op = random();
+      if (op < 0.45) {
+        const value = Buffer.alloc(4 + random.int(2000), i & 0xff);
+        value.writeUInt32LE(i, 0);
+        cache.set(key, value);
+        model.set(key, value);
+      } else if (op < 0.9) {
+        const value = cache.get(key);
+        if (value === undefined) model.delete(key); // evicted: it must stay gone
+        else assert.deepEqual(value, model.get(key), `step ${i} (SEED=${seed})`);
+      } else {
+        // true only if it was in the model; false may also mean it was evicted.
+        const deleted = cache.delete(key);
+        if (!model.has(key)) assert.equal(deleted, false, `step ${i} (SEED=${seed})`);
+        model.delete(key);
+      }
     }
-  }
-  assert.ok(cache.stats().evictions > 0);
-  for (const key of cache.keys()) assert.ok(model.has(key), `${key} is listed but was evicted or deleted`);
-  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
-});
+    assert.ok(cache.stats().evictions > 0);
+    for (const key of cache.keys()) assert.ok(model.has(key), `${key} is listed but was evicted or deleted`);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+}

@@ -26,6 +26,7 @@ function byTransportAndDirection(what) {
 const CACHE_METRICS = [
   ['gets_total', 'counter', 'Lookups by get().', (s) => s.gets],
   ['hits_total', 'counter', 'Lookups that found a live entry.', (s) => s.hits],
+  ['near_hits_total', 'counter', 'Hits answered by the instances\' near caches (counted in hits_total too).', (s) => s.nearHits],
   ['misses_total', 'counter', 'Lookups that found nothing (or an expired entry).', (s) => s.misses],
   ['sets_total', 'counter', 'Entries stored.', (s) => s.sets],
   ['deletes_total', 'counter', 'Entries removed by delete().', (s) => s.deletes],

@@ -33,7 +33,14 @@ const COPIED = 1; // a private copy of a Buffer; each hit returns a new copy
 
 /** Nodes a value may have to be kept frozen (bounds the cost of shared or deep structures). */
 const FREEZE_BUDGET = 4096;
+/** Nesting a value may have to be kept frozen (a cycle reaches it at once, without exhausting the stack). */
+const FREEZE_DEPTH = 64;
 
+/**
+ * Values stored in more bytes than this are never kept: the near cache is
+ * bounded by entries, and a thousand of these already take 16 MiB per thread.
+ */
+export const NEAR_MAX_VALUE_BYTES = 16 * 1024;
 /** Doorkeeper bits per near-cache entry. */
 const DOORKEEPER_BITS_PER_ENTRY = 8;
 
@@ -112,12 +119,14 @@ export class NearCache {
 
   /**
    * Keeps the value a get of `key` (whose hash is `hash`) just read from
-   * `arena` (its last lookup describes the record). `value` is what that get
-   * returns: a string, a Buffer the caller now owns, or a decoded object the
-   * caller now owns, which is frozen if it is kept. Returns `value`.
+   * `arena` (its last lookup describes the record), stored in `storedBytes`.
+   * `value` is what that get returns: a string, a Buffer the caller now
+   * owns, or a decoded object the caller now owns, which is frozen if it is
+   * kept. Returns `value`.
    * @param {import('../arena/arena.js').Arena} arena
    */
-  keep(key, hash, arena, value) {
+  keep(key, hash, arena, value, storedBytes) {
+    if (storedBytes > NEAR_MAX_VALUE_BYTES) return value;
     let entry = this.entries.get(key);
     if (entry === undefined && !this.#admit(hash)) return value;
     const copied = value instanceof Uint8Array;
@@ -199,7 +208,7 @@ export class NearCache {
  */
 export function deepFreeze(value, plainObjects) {
   if (value === null || typeof value !== 'object') return true;
-  const budget = { left: FREEZE_BUDGET };
+  const budget = { left: FREEZE_BUDGET, depth: 0 };
   if (!(plainObjects ? freezableData(value, budget) : freezable(value, budget))) return false;
   freezeAll(value);
   return true;
@@ -213,7 +222,11 @@ function isPlain(object) {
 /** Whether a child value stops the freezing (a function) or needs a look of its own (an object not yet frozen). */
 function childFreezable(child, budget, check) {
   if (typeof child === 'function') return false;
-  return child === null || typeof child !== 'object' || Object.isFrozen(child) || check(child, budget);
+  if (child === null || typeof child !== 'object' || Object.isFrozen(child)) return true;
+  if (++budget.depth > FREEZE_DEPTH) return false;
+  const freezable = check(child, budget);
+  budget.depth--;
+  return freezable;
 }
 
 /** freezable() for objects made of data properties (no accessor can run or hide state). */

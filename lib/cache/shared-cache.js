@@ -237,10 +237,10 @@ export class SharedCache {
     keys.encode(key);
     const arena = this.#arena;
     if (near !== null) near.lastHit = null;
-    let value = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
-    if (value === undefined) return value;
-    if (arena.valueKind === VALUE_CODEC) value = this.#decode(value);
-    return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value) : value;
+    const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
+    if (stored === undefined) return stored;
+    const value = arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+    return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value, stored.length) : value;
   }
 
   [kReadStamp]() {

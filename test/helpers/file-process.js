@@ -20,7 +20,8 @@ const settings = JSON.parse(process.argv[2]);
 const { mode, path } = settings;
 
 async function hammer() {
-  const cache = SharedCache.open(path);
+  // The near cache on: a kept value must end with every change, even one cut short by a kill.
+  const cache = SharedCache.open(path, { nearCache: 1000 });
   const random = seededRandom(settings.seed);
   const counts = { ops: 0, sets: 0, hits: 0, misses: 0, ok: 0, torn: 0, foreign: 0, slowestMs: 0 };
   let stop = false;

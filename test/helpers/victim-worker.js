@@ -6,7 +6,8 @@ import { SharedCache } from '../../lib/index.js';
 import { checkValue, makeValue } from './checked-value.js';
 
 const { handle, writer, progress } = workerData;
-const cache = SharedCache.attach(handle);
+// The near cache on: a kept value must end with every change, even one cut short.
+const cache = SharedCache.attach(handle, { nearCache: 1000 });
 const counter = progress ? new Int32Array(progress) : null;
 let sequence = 0;
 let bad = 0;

@@ -1,0 +1,241 @@
+// options.nearCache: each instance keeps ready values of the keys it reads
+// often, and answers from them only while the arena entry is unchanged and
+// unexpired. What a caller gets back can never change what a later get
+// returns. (Linearizability with the near cache on, across threads and
+// processes, is in cache.linearizable.test.js.)
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import test from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { InvalidationBus, SharedCache } from '../lib/index.js';
+import { peer, SECRET, until } from './helpers/invalidation.js';
+import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+
+const MiB = 2 ** 20;
+const newCache = (options) => new SharedCache({ memoryBytes: 4 * MiB, nearCache: 100, ...options });
+
+/** Reads `key` until the near cache answers it (a key enters on its second miss, within three gets); returns the value. */
+function warm(cache, key) {
+  for (let i = 0; i < 3; i++) {
+    const before = cache.stats().nearHits;
+    const value = cache.get(key);
+    if (cache.stats().nearHits === before + 1) return value;
+  }
+  assert.fail(`${key} is not answered by the near cache after three gets`);
+}
+
+test('objects come back deep-frozen and the same; Buffers as a new copy each time; strings as they are', () => {
+  const cache = newCache();
+  cache.set('user', { id: 1, roles: ['admin', { scope: 'all' }] });
+  cache.set('bytes', Buffer.from('abc'));
+  cache.set('text', 'plain');
+  const user = warm(cache, 'user');
+  assert.equal(cache.get('user'), user);
+  assert.ok(Object.isFrozen(user) && Object.isFrozen(user.roles) && Object.isFrozen(user.roles[1]));
+  assert.throws(() => {
+    user.roles.push('root');
+  }, TypeError);
+  assert.deepEqual(cache.get('user'), { id: 1, roles: ['admin', { scope: 'all' }] });
+
+  const bytes = warm(cache, 'bytes');
+  bytes.fill(0x21);
+  const again = cache.get('bytes');
+  assert.equal(again.toString(), 'abc');
+  assert.notEqual(again, cache.get('bytes'));
+  assert.ok(Buffer.isBuffer(again));
+
+  assert.equal(warm(cache, 'text'), 'plain');
+  const { hits, nearHits, gets } = cache.stats();
+  assert.equal(nearHits, 7);
+  assert.equal(hits, gets, 'near hits are hits');
+});
+
+test('values freezing cannot protect (Map, Set, Date, typed arrays, cycles) are decoded afresh on every get', () => {
+  const cache = newCache();
+  const cyclic = { name: 'loop' };
+  cyclic.self = cyclic;
+  const values = { map: new Map([[1, 2]]), set: new Set([1]), date: { at: new Date(5) }, typed: [new Float64Array(2)], cyclic };
+  for (const [key, value] of Object.entries(values)) cache.set(key, value);
+  for (const key of Object.keys(values)) {
+    const first = cache.get(key);
+    const second = cache.get(key);
+    assert.notEqual(first, second, key);
+    assert.equal(Object.isFrozen(first), false, key);
+  }
+  cache.get('map').set(3, 4);
+  assert.deepEqual(cache.get('map'), new Map([[1, 2]]));
+  assert.equal(cache.stats().nearHits, 0);
+});
+
+test('with nearCache 0, every get returns a new, mutable value', () => {
+  const cache = newCache({ nearCache: 0 });
+  cache.set('user', { id: 1 });
+  const first = cache.get('user');
+  first.id = 2;
+  assert.deepEqual(cache.get('user'), { id: 1 });
+  assert.equal(cache.get('user') === cache.get('user'), false);
+  assert.equal(cache.stats().nearHits, 0);
+});
+
+test('a set, delete or clear by another instance ends the kept value at once; writes to other keys of the shard do not', () => {
+  const writer = newCache({ shards: 1 });
+  const reader = SharedCache.attach(writer.handle, { nearCache: 100 });
+  writer.set('k', 'one');
+  warm(reader, 'k');
+  writer.set('k', 'two');
+  assert.equal(reader.get('k'), 'two');
+  warm(reader, 'k');
+  // One shard: every other write lands in k's shard.
+  for (let i = 0; i < 50; i++) writer.set(`other:${i}`, `value ${i}`);
+  const before = reader.stats().nearHits;
+  assert.equal(reader.get('k'), 'two');
+  assert.equal(reader.stats().nearHits, before + 1);
+  // Same size: rewritten in place.
+  writer.set('k', 'six');
+  assert.equal(reader.get('k'), 'six');
+  warm(reader, 'k');
+  writer.delete('k');
+  assert.equal(reader.get('k'), undefined);
+  writer.set('k', 'ten');
+  warm(reader, 'k');
+  writer.clear();
+  assert.equal(reader.get('k'), undefined);
+});
+
+test('an eviction ends the kept value', () => {
+  // lru: hybrid would keep the read entry in its main ring while the fillers pass through the small one.
+  const cache = newCache({ memoryBytes: MiB, shards: 1, max: 64, policy: 'lru' });
+  cache.set('hot', 'kept');
+  warm(cache, 'hot');
+  const other = SharedCache.attach(cache.handle, { nearCache: 0 });
+  // has() does not count as a use, which would keep hot in the cache.
+  for (let i = 0; other.has('hot'); i++) {
+    assert.ok(i < 10_000, 'hot was never evicted');
+    other.set(`filler:${i}`, 'x');
+  }
+  assert.equal(cache.get('hot'), undefined);
+});
+
+test('a kept value is never served after its ttl, with or without ttlResolution', async () => {
+  for (const ttlResolution of [0, 20]) {
+    const cache = newCache({ ttlResolution, sweepIntervalMs: 0 });
+    cache.set('short', { v: 1 }, { ttl: 150 });
+    warm(cache, 'short');
+    const expiresAt = Date.now() + 150;
+    while (Date.now() < expiresAt - 20) {
+      assert.deepEqual(cache.get('short'), { v: 1 });
+      await sleep(5);
+    }
+    await sleep(40 + ttlResolution);
+    assert.equal(cache.get('short'), undefined, `ttlResolution ${ttlResolution}`);
+    cache.close();
+  }
+});
+
+test('a shard reset after a lock holder died ends the kept values of that shard', async () => {
+  const cache = newCache({ shards: 1, lockLeaseMs: 100 });
+  cache.set('k', 'before');
+  warm(cache, 'k');
+  const wake = new SharedArrayBuffer(4);
+  const holder = new Worker(new URL('./helpers/lock-holder-worker.js', import.meta.url), { workerData: { buffer: cache.handle.buffer, wake } });
+  await once(holder, 'message');
+  await holder.terminate();
+  // The next write takes the lock over and resets the shard.
+  SharedCache.attach(cache.handle, { nearCache: 0 }).set('other', 'x');
+  assert.equal(cache.stats().lockRecoveries, 1);
+  assert.equal(cache.get('k'), undefined);
+});
+
+test('gets of Buffer keys, and of keys read once, do not fill the near cache', () => {
+  const cache = newCache();
+  const key = Buffer.from('bytes key');
+  cache.set(key, 'v');
+  for (let i = 0; i < 5; i++) assert.equal(cache.get(key), 'v');
+  for (let i = 0; i < 50; i++) cache.set(`once:${i}`, i);
+  for (let i = 0; i < 50; i++) assert.equal(cache.get(`once:${i}`), i);
+  assert.equal(cache.stats().nearHits, 0);
+  for (let i = 0; i < 50; i++) assert.equal(cache.get(`once:${i}`), i);
+  // The second round admitted them; the first only a few whose bits another key had set.
+  const afterSecond = cache.stats().nearHits;
+  assert.ok(afterSecond < 10, `${afterSecond} near hits in the second round`);
+  for (let i = 0; i < 50; i++) assert.equal(cache.get(`once:${i}`), i);
+  assert.equal(cache.stats().nearHits, afterSecond + 50);
+});
+
+test('a near cache smaller than the working set keeps answering correctly', () => {
+  const cache = newCache({ nearCache: 8 });
+  const model = new Map();
+  for (let i = 0; i < 40; i++) {
+    cache.set(`k${i}`, { i });
+    model.set(`k${i}`, { i });
+  }
+  for (let round = 0; round < 40; round++) {
+    // Four hot keys between sweeps over all 40.
+    for (let i = 0; i < 40; i++) {
+      for (const key of [`k${i}`, `k${i % 4}`]) assert.deepEqual(cache.get(key), model.get(key), `round ${round}`);
+    }
+    const key = `k${(round * 7) % 40}`;
+    cache.set(key, { i: round, changed: true });
+    model.set(key, { i: round, changed: true });
+  }
+  assert.ok(cache.stats().nearHits > 1000, `${cache.stats().nearHits} near hits`);
+});
+
+test('an invalidation from another host (UDP) reaches kept values in every thread', async (t) => {
+  const sender = new SharedCache({ memoryBytes: 4 * MiB });
+  const receiver = newCache();
+  const senderBus = await new InvalidationBus(sender, { secret: SECRET, udp: {}, batchIntervalMs: 1 }).start();
+  const receiverBus = await new InvalidationBus(receiver, { secret: SECRET, udp: {}, batchIntervalMs: 1 }).start();
+  await peer(senderBus, receiverBus);
+  const reader = SharedCache.attach(receiver.handle, { nearCache: 100 });
+  t.after(async () => {
+    await senderBus.close();
+    await receiverBus.close();
+  });
+  SharedCache.attach(receiver.handle.buffer).set('k', 'cached');
+  warm(reader, 'k');
+  warm(receiver, 'k');
+  sender.delete('k');
+  await until(() => receiver.get('k') === undefined, 'the delete to reach the receiver');
+  assert.equal(reader.get('k'), undefined);
+});
+
+test('an invalidation through Redis reaches kept values', { skip: redisMissing() ?? false }, async (t) => {
+  const redis = await startRedis(await freePort());
+  const options = { secret: SECRET, redis: { connection: redis.url }, batchIntervalMs: 1 };
+  const sender = new SharedCache({ memoryBytes: 4 * MiB });
+  const receiver = newCache();
+  const senderBus = await new InvalidationBus(sender, options).start();
+  const receiverBus = await new InvalidationBus(receiver, options).start();
+  t.after(async () => {
+    await senderBus.close();
+    await receiverBus.close();
+    await redis.kill();
+  });
+  SharedCache.attach(receiver.handle.buffer).set('k', 'cached');
+  warm(receiver, 'k');
+  sender.delete('k');
+  await until(() => receiver.get('k') === undefined, 'the delete to reach the receiver through Redis');
+});
+
+test('options.nearCache must be an integer from 0 to 2^24, in new, attach and open', () => {
+  const expected = (got) => `options.nearCache must be an integer from 0 (off) to 16777216 entries (got ${got})`;
+  assert.throws(() => newCache({ nearCache: '10' }), { name: 'TypeError', message: 'options.nearCache must be a number (got "10")' });
+  assert.throws(() => newCache({ nearCache: -1 }), { name: 'RangeError', message: expected('-1') });
+  assert.throws(() => newCache({ nearCache: 1.5 }), { name: 'RangeError', message: expected('1.5') });
+  assert.throws(() => newCache({ nearCache: 2 ** 24 + 1 }), { name: 'RangeError', message: expected('16777217') });
+  const cache = newCache();
+  assert.throws(() => SharedCache.attach(cache.handle, { nearCache: null }), { name: 'TypeError', message: 'options.nearCache must be a number (got null)' });
+  assert.throws(() => SharedCache.attach(cache.handle, { nearCache: -2 }), { name: 'RangeError', message: expected('-2') });
+  assert.throws(() => SharedCache.open('/nonexistent/arena', { nearCache: NaN }), { name: 'RangeError', message: expected('NaN') });
+});
+
+test('values stored in more than 16 KiB are never kept', () => {
+  const cache = newCache();
+  cache.set('large', 'x'.repeat(16 * 1024 + 1));
+  cache.set('largest kept', Buffer.alloc(16 * 1024, 1));
+  for (let i = 0; i < 5; i++) cache.get('large');
+  assert.equal(cache.stats().nearHits, 0);
+  warm(cache, 'largest kept');
+});
