@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { Arena } from '../lib/arena/arena.js';
-import { RECORD_HEADER_BYTES } from '../lib/arena/record.js';
+import { RECORD_HEADER_BYTES, STAMP_F64 } from '../lib/arena/record.js';
 import { SharedCache } from '../lib/index.js';
 
 const MiB = 2 ** 20;
@@ -37,6 +37,18 @@ test('a record whose value runs out of its region reads as a miss and the shard 
   cache.set('after', 'works');
   assert.equal(cache.get('after'), 'works');
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('verify reports a write stamp that is ahead of its shard or used twice', () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1 });
+  cache.set('a', 'first');
+  cache.set('b', 'second');
+  const shard = shardOf(cache);
+  const second = shard.u32[3]; // the first record's size: the second record follows it
+  shard.f64[STAMP_F64] = 1e9;
+  assert.deepEqual(cache.verify().problems, ['shard 0: live record at 0 has write stamp 1000000000, outside [1, 2]']);
+  shard.f64[STAMP_F64] = shard.f64[second / 8 + STAMP_F64];
+  assert.deepEqual(cache.verify().problems, [`shard 0: live records at 0 and ${second} have the same write stamp`]);
 });
 
 test('verify reports damage that lookups cannot see', () => {

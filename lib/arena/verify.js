@@ -3,15 +3,16 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { TAG_MASK } from './shard.js';
-import { M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
+import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
 
 /**
  * Walks one ring from tail to head; adds its live records to `live`
- * (offset → record facts) and returns the problems found.
+ * (offset → record facts) and their write stamps to `stamps` (stamp →
+ * offset), and returns the problems found.
  */
-function walkRing(shard, ring, hashStarts, live) {
+function walkRing(shard, ring, hashStarts, live, stamps) {
   const problems = [];
   const meta = shard.meta;
   const u32 = shard.u32;
@@ -55,6 +56,14 @@ function walkRing(shard, ring, hashStarts, live) {
       const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
       const keyHash = hashBytes(hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
       if (keyHash !== u32[(position >>> 2) + 2]) problems.push(`live record at ${position}: its key bytes do not hash to its stored hash`);
+      // Near caches trust a stamp to name one write: never reused, never ahead of the shard's count.
+      const stamp = shard.f64[(position >>> 3) + STAMP_F64];
+      if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= shard.meta64[M64_WRITE_STAMP])) {
+        problems.push(`live record at ${position} has write stamp ${stamp}, outside [1, ${shard.meta64[M64_WRITE_STAMP]}]`);
+      } else if (stamps.has(stamp)) {
+        problems.push(`live records at ${stamps.get(stamp)} and ${position} have the same write stamp`);
+      }
+      stamps.set(stamp, position);
       live.set(position, { keyValueBytes: keyLength + valueLength, hasTtl });
       count++;
       liveRecordBytes += size;
@@ -80,7 +89,8 @@ function walkRing(shard, ring, hashStarts, live) {
  */
 export function verifyShard(shard, hashStarts) {
   const live = new Map();
-  const problems = [...walkRing(shard, shard.main, hashStarts, live), ...walkRing(shard, shard.small, hashStarts, live)];
+  const stamps = new Map();
+  const problems = [...walkRing(shard, shard.main, hashStarts, live, stamps), ...walkRing(shard, shard.small, hashStarts, live, stamps)];
   if (problems.length > 0) return problems;
   const meta = shard.meta;
   let keyValueBytes = 0;
