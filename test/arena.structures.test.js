@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { readHeader } from '../lib/arena/layout.js';
-import { APPENDED, DAMAGED, FULL, MAX_STRUCTURES, STALE, STRUCTURES_HEADER_BYTES, StructureRegion, structureProblems } from '../lib/arena/structures.js';
+import { APPENDED, DAMAGED, FULL, MAX_STRUCTURES, recordChecksum, STALE, STRUCTURES_HEADER_BYTES, StructureRegion, structureProblems } from '../lib/arena/structures.js';
 import { SharedCache } from '../lib/index.js';
 
 const MiB = 2 ** 20;
@@ -95,35 +95,61 @@ test('canShare refuses what looks like a map rather than a record, and structure
   assert.equal(a.canShare(['k'.repeat(3000)]), false);
 });
 
-// Each case damages the region after two records and says which instance notices.
+/** Changes the record at `at` with `change(u8, u32, w)` and gives it a valid checksum again: damage that only the other checks can find. */
+function forge(region, at, change) {
+  change(region.u8, region.u32, at >>> 2);
+  region.u32[(at >>> 2) + 4] = recordChecksum(region.u8, at, region.u32[at >>> 2]);
+}
+
+// Each case damages the region after two records, at 64 (2 structures) and
+// at 104 (1 structure), and names the problem a new reader reports.
 const damages = [
-  ['a payload byte (a key name)', (u8, first) => (u8[first + 24 + 4] ^= 1)],
-  ['the record length', (u8, first) => (u8[first] ^= 8)],
-  ['the predecessor', (u8, first, second) => (u8[second + 4] ^= 8)],
-  ['the first structure index', (u8, first, second) => (u8[second + 8] ^= 1)],
-  ['the count', (u8, first) => (u8[first + 12] ^= 2)],
-  ['the checksum', (u8, first) => (u8[first + 16] ^= 0x80)],
-  ['the head', (u8) => (u8[0] ^= 8)],
+  ['a key name', (r) => (r.u8[64 + 24 + 4] ^= 1), 'record at 64 fails its checksum'],
+  ['the record length', (r) => (r.u8[64] ^= 8), 'record at 64 fails its checksum'],
+  ['the checksum', (r) => (r.u8[64 + 16] ^= 0x80), 'record at 64 fails its checksum'],
+  ['the first structure index', (r) => (r.u8[104 + 8] ^= 1), 'record at 104 starts at structure 0, expected 1'],
+  ['the predecessor (out of place)', (r) => (r.u8[104 + 4] ^= 8), 'record at 72 has a length of 0'],
+  ['the predecessor (not before it)', (r) => (r.u32[104 / 4 + 1] = 104), 'record at 104 names record 104 as its predecessor'],
+  ['the head (unaligned)', (r) => (r.u32[0] = 12), 'record offset 12 is out of place'],
+  ['the head (past the end)', (r) => (r.u32[0] = r.bytes), `record offset ${16 * 1024} is out of place`],
+  ['a forged length overlapping the next record', (r) => forge(r, 64, (u8, u32, w) => (u32[w] = 48)), 'record at 104 overlaps the record before it'],
+  ['a forged count of 0', (r) => forge(r, 64, (u8, u32, w) => (u32[w + 3] = 0)), 'record at 64 holds 0 structures in 15 bytes'],
+  ['a forged key length past the payload', (r) => forge(r, 64, (u8) => (u8[64 + 24 + 2] = 200)), 'record at 64 has a malformed structure'],
+  ['a forged payload with bytes left over', (r) => forge(r, 64, (u8, u32, w) => (u32[w + 5] = 16)), 'record at 64 has bytes after its structures (1)'],
+  ['a forged payload longer than its record', (r) => forge(r, 64, (u8, u32, w) => (u32[w + 5] = 17)), 'record at 64 holds 1 structures in 17 bytes'],
 ];
 
-for (const [name, damage] of damages) {
-  test(`damage to ${name} makes a new reader refuse the region; a reader that read it before keeps what it read`, () => {
+for (const [name, damage, problem] of damages) {
+  test(`damage to ${name} makes a new reader refuse the region (${problem}); a reader that read it before keeps what it read`, () => {
     const setup = regions();
     const { a, buffer, header } = setup;
     assert.equal(a.append([['alpha', 'beta']]), APPENDED);
-    const first = a.head;
     assert.equal(a.append([['gamma']]), APPENDED);
-    damage(a.u8, first, a.head);
+    assert.equal(a.head, 104);
+    damage(a);
     const fresh = new StructureRegion(buffer, header);
     assert.equal(fresh.refresh(), false);
-    assert.match(fresh.damaged, /record|head/);
+    assert.equal(fresh.damaged, problem);
     assert.deepEqual(fresh.structures, [], 'nothing taken from a damaged chain');
     assert.equal(fresh.append([['delta']]), DAMAGED);
     assert.equal(fresh.canShare(['delta']), false);
-    assert.equal(structureProblems(buffer, header).length, 1);
+    assert.deepEqual(structureProblems(buffer, header), [`codec structures: ${problem}`]);
     assert.deepEqual(a.structures, [['alpha', 'beta'], ['gamma']]);
   });
 }
+
+test('a head moved back before the newest record an instance read is damage to that instance', () => {
+  const setup = regions();
+  const { a, b } = setup;
+  assert.equal(a.append([['one']]), APPENDED);
+  const first = a.head;
+  assert.equal(a.append([['two']]), APPENDED);
+  assert.equal(b.refresh(), true);
+  Atomics.store(words(setup), 0, first);
+  assert.equal(a.refresh(), false);
+  assert.equal(a.damaged, `record at ${first} precedes the newest record read (${b.head})`);
+  assert.deepEqual(a.structures, [['one'], ['two']]);
+});
 
 test('a damaged `used` word stops appends instead of writing over published records', () => {
   const setup = regions();
@@ -132,7 +158,7 @@ test('a damaged `used` word stops appends instead of writing over published reco
   Atomics.store(words(setup), 1, 0);
   assert.equal(b.refresh(), true);
   assert.equal(b.append([['two']]), DAMAGED);
-  assert.match(b.damaged, /^the space in use \(0 bytes\) does not reach past the newest record/);
+  assert.equal(b.damaged, `the space in use (0 bytes) does not reach past the newest record (which ends at ${a.headEnd})`);
   assert.deepEqual(structureProblems(setup.buffer, setup.header), [
     `codec structures: the space in use (0 bytes) does not agree with the records (which end at ${a.headEnd} of ${a.bytes})`,
   ]);

@@ -9,6 +9,7 @@ import { readHeader } from '../lib/arena/layout.js';
 import { StructureRegion } from '../lib/arena/structures.js';
 import { nativeAvailable } from '../lib/native.js';
 import { SharedCache } from '../lib/index.js';
+import { bindCodec, msgpackCodec } from '../lib/cache/codec.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { readShapes, writeShapes } from './helpers/shapes.js';
 
@@ -102,4 +103,11 @@ test('damage while instances are attached: a new instance misses the objects tha
   writeShapes(late, 'after', 0, 100);
   assert.deepEqual(readShapes(cache, 'after', 0, 100), { ok: 100, missing: 0, wrong: 0 });
   assert.deepEqual(readShapes(late, 'after', 0, 100), { ok: 100, missing: 0, wrong: 0 });
+});
+
+test('a stored value too short to carry the structure prefix is a miss, not an error', () => {
+  const cache = new SharedCache({ memoryBytes: MiB });
+  const codec = bindCodec(msgpackCodec, cache.handle.buffer, readHeader(cache.handle.buffer));
+  assert.equal(codec.decode(Buffer.from([0, 0, 1])), undefined);
+  assert.deepEqual(codec.decode(codec.encode({ whole: true })), { whole: true });
 });

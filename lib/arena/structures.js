@@ -156,7 +156,7 @@ export class StructureRegion {
         structures.push(keys.names);
         hashes.push(hash);
       }
-      if (p !== payloadEnd) return `record at ${at} has ${payloadEnd - p} bytes after its structures`;
+      if (p !== payloadEnd) return `record at ${at} has bytes after its structures (${payloadEnd - p})`;
       count += recordCount;
       end = at + length;
     }
@@ -314,7 +314,8 @@ export class StructureRegion {
   }
 }
 
-function recordChecksum(u8, at, length) {
+/** The checksum of the record of `length` bytes at `at` (exported for tests that forge records). */
+export function recordChecksum(u8, at, length) {
   let h = fnv1aRange(FNV_OFFSET, u8, at, at + CHECKSUM_BYTE);
   h = fnv1aRange(h, u8, at + CHECKSUM_BYTE + 4, at + length);
   return Math.imul(h ^ length, FNV_PRIME) >>> 0;

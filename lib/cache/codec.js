@@ -180,7 +180,8 @@ class ArenaMsgpackCodec {
 
   /** The value, or undefined when the structures it was encoded with are not (or no longer) the region's. */
   decode(bytes) {
-    if (bytes.length < PREFIX_BYTES) throw new Error(`a stored value of ${bytes.length} bytes is shorter than its ${PREFIX_BYTES}-byte prefix`);
+    // Shorter than the prefix: not this codec's (damage, or a peer's other codec).
+    if (bytes.length < PREFIX_BYTES) return undefined;
     const count = prefixCount(bytes);
     if (count === 0) return decodeSelfDescribing(bytes);
     const region = this.#region;
