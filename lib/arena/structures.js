@@ -94,6 +94,8 @@ export class StructureRegion {
     this.damaged = null;
     /** Set when an append did not fit: no more structures are offered. */
     this.full = false;
+    /** Where the structure #parse() read last ends. */
+    this.parsedEnd = 0;
   }
 
   get count() {
@@ -149,11 +151,11 @@ export class StructureRegion {
       let p = at + RECORD_HEADER_BYTES;
       for (let s = 0; s < recordCount; s++) {
         const start = p;
-        const keys = this.#parse(p, payloadEnd);
-        if (keys === null) return `record at ${at} has a malformed structure`;
-        p = keys.end;
+        const names = this.#parse(p, payloadEnd);
+        if (names === null) return `record at ${at} has a malformed structure`;
+        p = this.parsedEnd;
         hash = fnv1aRange(hash, this.u8, start, p);
-        structures.push(keys.names);
+        structures.push(names);
         hashes.push(hash);
       }
       if (p !== payloadEnd) return `record at ${at} has bytes after its structures (${payloadEnd - p})`;
@@ -169,7 +171,7 @@ export class StructureRegion {
     return null;
   }
 
-  /** The structure encoded at `p`: its key names and where it ends; null if it runs past `limit`. */
+  /** The key names of the structure encoded at `p` (it ends at `parsedEnd`); null if it runs past `limit`. */
   #parse(p, limit) {
     const u8 = this.u8;
     if (p + 2 > limit) return null;
@@ -181,10 +183,11 @@ export class StructureRegion {
       const length = u8[p] | (u8[p + 1] << 8);
       p += 2;
       if (p + length > limit) return null;
-      names[k] = this.text.toString('utf8', p, p + length);
+      names[k] = this.text.utf8Slice(p, p + length);
       p += length;
     }
-    return { names, end: p };
+    this.parsedEnd = p;
+    return names;
   }
 
   /**

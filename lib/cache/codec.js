@@ -101,8 +101,9 @@ const REBUILD_MARGIN = 256;
 
 class ArenaMsgpackCodec {
   #region;
-  #encoder;
-  #encoderLimit;
+  /** Made at the first encode (reading a full region takes milliseconds: attaching does not). */
+  #encoder = null;
+  #encoderLimit = 0;
   /** Decodes with every structure the region holds, whatever the encoder's limit. */
   #decoder;
   /** How many structures the decoder has. */
@@ -130,7 +131,6 @@ class ArenaMsgpackCodec {
         return region.structures.slice();
       },
     });
-    this.#newEncoder();
   }
 
   #newEncoder() {
@@ -168,7 +168,7 @@ class ArenaMsgpackCodec {
   }
 
   encode(value) {
-    if (this.#region.count > this.#encoderLimit - REBUILD_MARGIN && this.#encoderLimit < MAX_STRUCTURES) this.#newEncoder();
+    if (this.#encoder === null || (this.#region.count > this.#encoderLimit - REBUILD_MARGIN && this.#encoderLimit < MAX_STRUCTURES)) this.#newEncoder();
     const bytes = this.#encoder.pack(value, PACK_OPTIONS);
     // The region holds at least every structure the value refers to (msgpackr
     // refers only to structures loaded from it or saved into it).
