@@ -158,7 +158,7 @@ test('attaching with another codec than the creator used is ERR_CODEC_MISMATCH',
     () => SharedCache.attach(cache.handle),
     arenaError(
       'ERR_CODEC_MISMATCH',
-      'the cache was created with the codec "json" but attach() was given "msgpackr"; pass the same codec in options.codec',
+      'the cache was created with the codec "json" but attach() was given "msgpackr-shared"; pass the same codec in options.codec',
     ),
   );
   cache.set('k', { a: 1 });

@@ -195,7 +195,7 @@ test('a Proxy around a Uint8Array is not taken for raw bytes: the codec gets it 
   cache.set('proxied', 'before');
   assert.throws(() => cache.set('proxied', new Proxy(new Uint8Array([1, 2, 3]), {})), {
     name: 'TypeError',
-    message: /^value could not be encoded by the msgpackr codec: /,
+    message: /^value could not be encoded by the msgpackr-shared codec: /,
   });
   assert.equal(cache.get('proxied'), 'before');
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });

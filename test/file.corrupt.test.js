@@ -52,10 +52,11 @@ const cases = [
     message: (path) => `arena file ${path}: arena is truncated: its header describes ${MiB} bytes but the buffer has ${MiB / 2}; ${RESET_HINT}`,
   },
   {
-    name: 'another layout version',
-    damage: (path) => writeAt(path, 4, Buffer.from([1, 0, 0, 0])),
+    // Version 2 is the layout before the codec structure region.
+    name: 'the previous layout version',
+    damage: (path) => writeAt(path, 4, Buffer.from([2, 0, 0, 0])),
     code: 'ERR_ARENA_VERSION',
-    message: (path) => `arena file ${path}: arena layout version 1 is not supported; this arenacache reads version 3; ${RESET_HINT}`,
+    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads version 3; ${RESET_HINT}`,
   },
   {
     name: 'a damaged header field',

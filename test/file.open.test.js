@@ -76,7 +76,7 @@ test('options given to open() must agree with the file; left out, the file\'s ap
   const json = { name: 'json', encode: (v) => Buffer.from(JSON.stringify(v)), decode: (b) => JSON.parse(b) };
   assert.throws(() => SharedCache.open(path, { codec: json }), {
     code: 'ERR_CODEC_MISMATCH',
-    message: 'the cache was created with the codec "msgpackr" but open() was given "json"; pass the same codec in options.codec',
+    message: 'the cache was created with the codec "msgpackr-shared" but open() was given "json"; pass the same codec in options.codec',
   });
 });
 

@@ -32,6 +32,7 @@ import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots, threadSlotPr
 import { abandonAllFlights } from './flights.js';
 import { releaseSweeperLease } from './sweep.js';
 import { memoryWaiting } from './waiting.js';
+import { recoverStructures, structureProblems } from './structures.js';
 
 /** Optimistic read attempts before a reader takes the lock. */
 const OPTIMISTIC_ATTEMPTS = 4;
@@ -143,6 +144,7 @@ export class Arena {
       }
     }
     releaseThreadSlots(this.buffer, this.header, this.threadSlot);
+    recoverStructures(this.buffer, this.header);
     abandonAllFlights(this.buffer, this.header);
     releaseSweeperLease(this.buffer);
     return reset;
@@ -387,7 +389,7 @@ export class Arena {
 
   /** Checks every shard's invariants, one shard lock at a time; returns the problems found. */
   verify() {
-    const problems = threadSlotProblems(this.buffer, this.header);
+    const problems = [...threadSlotProblems(this.buffer, this.header), ...structureProblems(this.buffer, this.header)];
     for (const shard of this.shards) {
       const held = this.lock.acquire(shard);
       try {

@@ -7,7 +7,7 @@
 // same hash, while an outsider cannot precompute colliding keys offline.
 
 export const FNV_PRIME = 0x01000193;
-const FNV_OFFSET = 0x811c9dc5;
+export const FNV_OFFSET = 0x811c9dc5;
 
 /** The starting state for keys of `keyKind` in an arena with `seed`. */
 export function hashStart(seed, keyKind) {
@@ -29,4 +29,13 @@ export function hashBytes(start, bytes, length) {
   let h = start;
   for (let i = 0; i < length; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
   return hashFinish(h);
+}
+
+/**
+ * FNV-1a state after `bytes[from, to)`, continued from state `h` (not
+ * finished, so that one hash can run over several ranges).
+ */
+export function fnv1aRange(h, bytes, from, to) {
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
+  return h >>> 0;
 }

@@ -3,7 +3,7 @@
 // with a mapped file, another process) attach without guessing.
 //
 //   [header 4 KiB][thread stats][fetch flights][shard meta][dictionaries]
-//   [ghost tables (hybrid policy)][data regions]
+//   [ghost tables (hybrid policy)][codec structures][data regions]
 //
 // The header stores the parameters the layout was computed from *and* the
 // offsets computed from them. Attaching recomputes the offsets from the
@@ -13,6 +13,8 @@
 import { ArenaCacheError, codes } from '../errors.js';
 
 export const MAGIC = 0x434e5241; // "ARNC" in little-endian byte order
+// 3: the codec structure region (structures.js), which values of the default
+// codec refer to, and a write stamp in every record's header (record.js).
 export const LAYOUT_VERSION = 3;
 export const HEADER_BYTES = 4096;
 
@@ -43,6 +45,21 @@ export const ASSUMED_ENTRY_BYTES = 128;
 export const MIN_REGION_BYTES = 16 * 1024;
 /** Offsets inside a region stay below 2^31 so they are small integers in V8. */
 export const MAX_REGION_BYTES = 2 ** 31 - 4096;
+/**
+ * The codec structure region (see structures.js) gets 1/64 of memoryBytes,
+ * between 16 and 256 KiB. A structure (an object shape's key names) takes
+ * 30-150 bytes, so that is room for a few hundred shapes in the smallest
+ * cache and a few thousand from 16 MiB on: applications cache tens to
+ * hundreds of shapes, and a cache given more memory tends to serve more
+ * kinds of values. Past it, values are encoded self-describing. It never
+ * costs more than 1/64 of the memory (and, in a mapped file, only the pages
+ * written).
+ */
+const STRUCTURES_MIN_BYTES = 16 * 1024;
+const STRUCTURES_MAX_BYTES = 256 * 1024;
+export function structureRegionBytes(memoryBytes) {
+  return Math.min(STRUCTURES_MAX_BYTES, Math.max(STRUCTURES_MIN_BYTES, Math.floor(memoryBytes / 64 / 4096) * 4096));
+}
 /** Auto sharding aims for regions of this size (concurrency vs largest value). */
 const TARGET_REGION_BYTES = 4 * MIB;
 const AUTO_MAX_SHARDS = 64;
@@ -92,6 +109,8 @@ const HEADER_FIELDS = Object.freeze([
   'sweepIntervalMs',
   'sweepChecks',
   'fetchTimeoutMs',
+  'structuresOffset',
+  'structuresBytes',
 ]);
 /** Float64 index of a header field (for tools and tests that inspect headers). */
 export function headerFieldIndex(name) {
@@ -106,6 +125,8 @@ const DERIVED_FIELDS = Object.freeze([
   'metaOffset',
   'tablesOffset',
   'ghostsOffset',
+  'structuresOffset',
+  'structuresBytes',
   'dataOffset',
   'regionBytes',
   'smallRingBytes',
@@ -196,7 +217,9 @@ export function computeLayout(params) {
   const metaOffset = flightErrorsOffset + flightSlots * FLIGHT_ERROR_BYTES;
   const tablesOffset = metaOffset + shardCount * SHARD_META_BYTES;
   const ghostsOffset = tablesOffset + shardCount * slotsPerShard * DICTIONARY_SLOT_BYTES;
-  const dataOffset = align(ghostsOffset + shardCount * ghostSlotsPerShard * GHOST_SLOT_BYTES, 64);
+  const structuresOffset = align(ghostsOffset + shardCount * ghostSlotsPerShard * GHOST_SLOT_BYTES, 64);
+  const structuresBytes = structureRegionBytes(memoryBytes);
+  const dataOffset = structuresOffset + structuresBytes;
   const regionBytes = Math.max(0, Math.floor((memoryBytes - dataOffset) / shardCount / 64) * 64);
   const smallRingBytes = policy === POLICY_HYBRID ? Math.floor((regionBytes * SMALL_RING_FRACTION) / 64) * 64 : 0;
   return {
@@ -207,6 +230,8 @@ export function computeLayout(params) {
     metaOffset,
     tablesOffset,
     ghostsOffset,
+    structuresOffset,
+    structuresBytes,
     dataOffset,
     regionBytes,
     smallRingBytes,

@@ -27,6 +27,7 @@ import { NearCache } from './near-cache.js';
 import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from './typed-array.js';
+import { bindCodec, portableBytes } from './codec.js';
 import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { openArenaFile } from '../arena/file.js';
 import { mappingRelease, requireNative } from '../native.js';
@@ -149,7 +150,8 @@ export class SharedCache {
     if (nearCache > 0) this.#near = new NearCache(nearCache, arena.clock, codec === msgpackCodec);
     const header = arena.header;
     this.#arena = arena;
-    this.#codec = codec;
+    // The default codec keeps its structures in the arena: one binding per instance.
+    this.#codec = bindCodec(codec, arena.buffer, header);
     this.#path = path;
     this.#mapped = mapped;
     this.#outbox = outbox;
@@ -436,7 +438,9 @@ export class SharedCache {
     const arena = this.#arena;
     const value = arena.peek(keys.bytes, keys.length, keys.kind, keys.hash);
     if (value === undefined) return undefined;
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    // Codec values travel without this arena's structures, which peers do not share.
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : arena.valueKind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
+    if (bytes === undefined) return undefined;
     const stored = Buffer.allocUnsafe(1 + bytes.length);
     stored[0] = arena.valueKind;
     stored.set(bytes, 1);
@@ -477,7 +481,8 @@ export class SharedCache {
     for (let shard = 0; shard < this.#arena.shards.length; shard++) {
       for (const entry of this.#arena.snapshotShard(shard, true)) {
         const value = entry.valueKind === VALUE_CODEC ? this.#decode(entry.value) : entry.value;
-        yield [this.#decodeKey(entry), value];
+        // undefined: a value the codec no longer reads (see #decode), as get() misses it.
+        if (value !== undefined) yield [this.#decodeKey(entry), value];
       }
     }
   }
@@ -687,6 +692,7 @@ export class SharedCache {
     return bytes;
   }
 
+  /** The decoded value; undefined (a miss) when the default codec finds its structures gone (see codec.js). */
   #decode(bytes) {
     const codec = this.#codec;
     try {
