@@ -25,7 +25,7 @@ function warm(cache, key) {
   assert.fail(`${key} is not answered by the near cache after three gets`);
 }
 
-test('objects come back deep-frozen and the same; Buffers as a new copy each time; strings as they are', () => {
+test('objects come back deep-frozen and the same, strings as they are; Buffers are not kept', () => {
   const cache = newCache();
   cache.set('user', { id: 1, roles: ['admin', { scope: 'all' }] });
   cache.set('bytes', Buffer.from('abc'));
@@ -38,16 +38,16 @@ test('objects come back deep-frozen and the same; Buffers as a new copy each tim
   }, TypeError);
   assert.deepEqual(cache.get('user'), { id: 1, roles: ['admin', { scope: 'all' }] });
 
-  const bytes = warm(cache, 'bytes');
+  // Every get of a Buffer returns a new copy: from the arena, as cheap as from a private copy.
+  const bytes = cache.get('bytes');
   bytes.fill(0x21);
-  const again = cache.get('bytes');
-  assert.equal(again.toString(), 'abc');
-  assert.notEqual(again, cache.get('bytes'));
-  assert.ok(Buffer.isBuffer(again));
+  for (let i = 0; i < 3; i++) assert.equal(cache.get('bytes').toString(), 'abc');
+  assert.notEqual(cache.get('bytes'), cache.get('bytes'));
+  assert.equal(cache.stats().nearHits, 3);
 
   assert.equal(warm(cache, 'text'), 'plain');
   const { hits, nearHits, gets } = cache.stats();
-  assert.equal(nearHits, 7);
+  assert.equal(nearHits, 4);
   assert.equal(hits, gets, 'near hits are hits');
 });
 
@@ -234,7 +234,7 @@ test('options.nearCache must be an integer from 0 to 2^24, in new, attach and op
 test('values stored in more than 16 KiB are never kept', () => {
   const cache = newCache();
   cache.set('large', 'x'.repeat(16 * 1024 + 1));
-  cache.set('largest kept', Buffer.alloc(16 * 1024, 1));
+  cache.set('largest kept', 'x'.repeat(16 * 1024));
   for (let i = 0; i < 5; i++) cache.get('large');
   assert.equal(cache.stats().nearHits, 0);
   warm(cache, 'largest kept');

@@ -70,27 +70,4 @@ export class ValuePool {
     for (let i = whole << 2; i < length; i++) out[i] = bytes[start + i];
     return out;
   }
-
-  /**
-   * copy() from the start of private (not shared) memory. A separate
-   * function: one copy loop fed both kinds of array would be compiled for
-   * both, slower for each.
-   */
-  copyWords(words, bytes, length) {
-    if (length > WORD_COPY_MAX) return this.copy(words, bytes, 0, length);
-    let offset = this.offset;
-    if (offset + length > CHUNK_BYTES) {
-      this.chunk = newChunk();
-      this.words = new Int32Array(this.chunk);
-      offset = 0;
-    }
-    this.offset = (offset + length + 7) & ~7;
-    const out = new NodeBuffer(this.chunk, offset, length);
-    const dst = this.words;
-    const d = offset >>> 2;
-    const whole = length >>> 2;
-    for (let i = 0; i < whole; i++) dst[d + i] = words[i];
-    for (let i = whole << 2; i < length; i++) out[i] = bytes[i];
-    return out;
-  }
 }

@@ -36,11 +36,18 @@ export function makeValue(key, writer, sequence, length) {
   return value;
 }
 
+/** A checked value as a string (one char per byte), which the near cache keeps, unlike a Buffer. */
+export function asText(value) {
+  return value.toString('latin1');
+}
+
 /**
- * Checks a value read for `key`: 'ok', 'torn' (length or checksum wrong) or
- * 'foreign' (a whole value, but of another key).
+ * Checks a value read for `key` (a Buffer, or a string from asText()): 'ok',
+ * 'torn' (length or checksum wrong) or 'foreign' (a whole value, but of
+ * another key).
  */
-export function checkValue(key, value) {
+export function checkValue(key, stored) {
+  const value = typeof stored === 'string' ? Buffer.from(stored, 'latin1') : stored;
   if (!Buffer.isBuffer(value) || value.length < 20 || value.readUInt32LE(0) !== value.length) return 'torn';
   if (value.readUInt32LE(value.length - 4) !== fnv(value, 0, value.length - 4)) return 'torn';
   if (value.readUInt32LE(4) !== keyHash(key)) return 'foreign';

@@ -13,7 +13,7 @@ import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { openArenaFile } from '../../lib/arena/file.js';
 import { BlockStore, SharedCache } from '../../lib/index.js';
 import { makeBlock } from './block-value.js';
-import { checkValue, countRead, makeValue } from './checked-value.js';
+import { asText, checkValue, countRead, makeValue } from './checked-value.js';
 import { seededRandom } from './random.js';
 
 const settings = JSON.parse(process.argv[2]);
@@ -35,7 +35,9 @@ async function hammer() {
       const key = settings.keys[random.int(settings.keys.length)];
       const started = performance.now();
       if (random() < 0.3) {
-        cache.set(key, makeValue(key, settings.writer, ++sequence, 20 + random.int(settings.maxLength)));
+        const value = makeValue(key, settings.writer, ++sequence, 20 + random.int(settings.maxLength));
+        // Every other value as a string, which the near cache keeps.
+        cache.set(key, sequence % 2 === 0 ? asText(value) : value);
         counts.sets++;
       } else if (random() < 0.1) {
         cache.delete(key);

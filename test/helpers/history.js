@@ -5,13 +5,22 @@
 // by checkHistory().
 import { checkValue, makeValue, valueOrigin } from './checked-value.js';
 
+/** How a checked value is stored: as the Buffer, as a string, or in an object (what the near cache keeps). */
+const FORMS = {
+  buffer: { store: (bytes) => bytes, load: (value) => value },
+  string: { store: (bytes) => bytes.toString('latin1'), load: (value) => Buffer.from(value, 'latin1') },
+  object: { store: (bytes) => ({ bytes: bytes.toString('latin1') }), load: (value) => Buffer.from(value.bytes, 'latin1') },
+};
+
 /**
  * Runs `ops` ([type, key, length] each) on `cache` as writer `writer`, after
  * waiting for all `parties` at the barrier word gate[0]; returns the history.
+ * Values are stored in `form` (a key of FORMS).
  * @param {Int32Array} time word 0 is the shared clock
  * @param {Int32Array} gate word 0 counts arrivals
  */
-export function recordHistory(cache, ops, writer, time, gate, parties) {
+export function recordHistory(cache, ops, writer, time, gate, parties, form = 'buffer') {
+  const { store, load } = FORMS[form];
   // Start together, so the operations really overlap.
   Atomics.add(gate, 0, 1);
   while (Atomics.load(gate, 0) < parties) Atomics.wait(gate, 1, 0, 1);
@@ -21,7 +30,7 @@ export function recordHistory(cache, ops, writer, time, gate, parties) {
     const entry = { type, key, writer, sequence: 0, start: 0, end: 0, result: null };
     if (type === 'set') {
       entry.sequence = ++sequence;
-      const value = makeValue(key, writer, entry.sequence, length);
+      const value = store(makeValue(key, writer, entry.sequence, length));
       entry.start = Atomics.add(time, 0, 1);
       cache.set(key, value);
       entry.end = Atomics.add(time, 0, 1);
@@ -31,10 +40,11 @@ export function recordHistory(cache, ops, writer, time, gate, parties) {
       entry.end = Atomics.add(time, 0, 1);
     } else {
       entry.start = Atomics.add(time, 0, 1);
-      const value = cache.get(key);
+      const stored = cache.get(key);
       entry.end = Atomics.add(time, 0, 1);
-      if (value === undefined) entry.result = null;
+      if (stored === undefined) entry.result = null;
       else {
+        const value = load(stored);
         const check = checkValue(key, value);
         entry.result = check === 'ok' ? valueOrigin(value) : check;
       }

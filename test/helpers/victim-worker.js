@@ -3,7 +3,7 @@
 // counts its operations into a shared counter (used by survivors).
 import { parentPort, workerData } from 'node:worker_threads';
 import { SharedCache } from '../../lib/index.js';
-import { checkValue, makeValue } from './checked-value.js';
+import { asText, checkValue, makeValue } from './checked-value.js';
 
 const { handle, writer, progress } = workerData;
 // The near cache on: a kept value must end with every change, even one cut short.
@@ -14,7 +14,9 @@ let bad = 0;
 parentPort.postMessage({ started: true });
 for (;;) {
   const key = `victim:${(sequence * 7 + writer) % 300}`;
-  cache.set(key, makeValue(key, writer, ++sequence, 1000 + ((sequence * 7919) % 60_000)));
+  const written = makeValue(key, writer, ++sequence, 1000 + ((sequence * 7919) % 30_000));
+  // Every other value as a string, which readers' near caches keep (up to 16 KiB).
+  cache.set(key, sequence % 2 === 0 ? asText(written) : written);
   const other = `victim:${(sequence * 13) % 300}`;
   const value = cache.get(other);
   if (value !== undefined && checkValue(other, value) !== 'ok') bad++;
