@@ -55,7 +55,7 @@ const cases = [
     name: 'another layout version',
     damage: (path) => writeAt(path, 4, Buffer.from([1, 0, 0, 0])),
     code: 'ERR_ARENA_VERSION',
-    message: (path) => `arena file ${path}: arena layout version 1 is not supported; this arenacache reads version 3; ${RESET_HINT}`,
+    message: (path) => `arena file ${path}: arena layout version 1 is not supported; this arenacache reads version 4; ${RESET_HINT}`,
   },
   {
     name: 'a damaged header field',

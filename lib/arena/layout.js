@@ -13,7 +13,7 @@
 import { ArenaCacheError, codes } from '../errors.js';
 
 export const MAGIC = 0x434e5241; // "ARNC" in little-endian byte order
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 export const HEADER_BYTES = 4096;
 
 export const MIB = 1024 * 1024;

@@ -11,7 +11,7 @@
 // Records live in rings (ring.js): the main ring, and for the hybrid policy a
 // small ring at the start of the region. A record's offset tells its ring.
 // Variable-length records mean a 64-byte value takes 64 bytes plus a
-// 16-byte header, not a whole block.
+// 24-byte header and its key, not a whole block.
 //
 // Methods that change anything must be called with the shard's lock held.
 // findSlot() and the record readers are also used by optimistic readers, who
@@ -24,6 +24,7 @@ import {
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_MATCH_MASK,
+  paddedKeyBytes,
   RECORD_HEADER_BYTES,
   STAMP_F64,
   TTL_BYTES,
@@ -337,7 +338,7 @@ export class Shard {
   }
 
   writeValue(offset, keyLength, hasTtl, value, valueLength) {
-    const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + ((keyLength + 3) & ~3);
+    const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength);
     if (typeof value === 'string') this.bytes.utf8Write(value, valueStart, valueLength);
     else this.u8.set(value, valueStart);
   }
