@@ -14,6 +14,7 @@ import {
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_STRING,
+  paddedKeyBytes,
   RECORD_HEADER_BYTES,
   STAMP_F64,
   TTL_BYTES,
@@ -239,7 +240,7 @@ export class Arena {
     const o4 = offset >>> 2;
     const flags = u32[o4];
     const valueLength = u32[o4 + 1];
-    let valueStart = offset + RECORD_HEADER_BYTES + (((flags >>> 16) + 3) & ~3);
+    let valueStart = offset + RECORD_HEADER_BYTES + paddedKeyBytes(flags >>> 16);
     const f64 = shard.f64;
     let expiresAt = 0;
     if ((flags & HAS_TTL) !== 0) {
@@ -452,7 +453,7 @@ export class Arena {
       const hasTtl = (flags & HAS_TTL) !== 0;
       if (hasTtl && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) continue;
       const keyStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
-      const valueStart = keyStart + ((keyLength + 3) & ~3);
+      const valueStart = keyStart + paddedKeyBytes(keyLength);
       const valueLength = u32[o4 + 1];
       if (!(valueStart + valueLength <= shard.regionBytes)) return null;
       const entry = {

@@ -14,7 +14,8 @@ import { ArenaCacheError, codes } from '../errors.js';
 
 export const MAGIC = 0x434e5241; // "ARNC" in little-endian byte order
 // 3: the codec structure region (structures.js), which values of the default
-// codec refer to, and a write stamp in every record's header (record.js).
+// codec refer to; a write stamp in every record's header; keys padded to 8
+// bytes so that values start 8-byte aligned (record.js).
 export const LAYOUT_VERSION = 3;
 export const HEADER_BYTES = 4096;
 

@@ -1,7 +1,18 @@
 // The words of a shard's 128-byte meta line (an Int32Array of 32), in one
 // place so that the lock, the shard, its rings and its policy cannot collide.
+//
+// Two threads setting keys of one shard pass its meta block back and forth
+// between their cores, so everything a rewrite in place writes (the lock and
+// its owner, the live bytes, the write stamp) is in words 0-11: the first 48
+// bytes are one cache line whether the buffer starts on a 64-byte line (a
+// mapped file) or 16 bytes past one (a SharedArrayBuffer from malloc, as V8
+// allocates them). Inserts add the counts and the main ring (words 11-15);
+// the small ring, sampled evictions and the sweeper use the rest. Words 23-31
+// stay unused: with the 16-byte shift they share a line with the next
+// shard's lock.
 
-// ShardLock (shard-lock.js)
+// ShardLock (shard-lock.js). The block store's stripes and the invalidation
+// outbox share these lock words with their own layouts: keep them here.
 export const M_SEQ = 0;
 export const M_OWNER_PID = 1;
 export const M_OWNER_TID = 2;
@@ -14,17 +25,17 @@ export const M_OWNER_SEQ = 10;
 export const M_COUNT = 3;
 export const M_LIVE_BYTES = 4;
 export const M_TTL_COUNT = 5;
-/** xorshift32 state for sampling (writers only). */
-export const M_RANDOM = 6;
-export const M_SWEEP_CURSOR = 7;
-export const M_AGING_CURSOR = 8;
-
-// Rings (ring.js): 5 words each from here, main ring first.
-export const M_RINGS = 12;
-
 /**
- * Float64 index (words 22-23) of the shard's write count, which stamps every
+ * Float64 index (words 6-7) of the shard's write count, which stamps every
  * record written (see record.js). It only grows, across clear() and repairs,
  * so a stamp is never handed out twice.
  */
-export const M64_WRITE_STAMP = 11;
+export const M64_WRITE_STAMP = 3;
+export const M_AGING_CURSOR = 8;
+
+// Rings (ring.js): 5 words each from here, main ring first (words 11-15, then 16-20).
+export const M_RINGS = 11;
+
+/** xorshift32 state for sampling (writers only). */
+export const M_RANDOM = 21;
+export const M_SWEEP_CURSOR = 22;

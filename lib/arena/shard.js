@@ -11,7 +11,7 @@
 // Records live in rings (ring.js): the main ring, and for the hybrid policy a
 // small ring at the start of the region. A record's offset tells its ring.
 // Variable-length records mean a 64-byte value takes 64 bytes plus a
-// 16-byte header, not a whole block.
+// 24-byte header and its key, not a whole block.
 //
 // Methods that change anything must be called with the shard's lock held.
 // findSlot() and the record readers are also used by optimistic readers, who
@@ -24,6 +24,7 @@ import {
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_MATCH_MASK,
+  paddedKeyBytes,
   RECORD_HEADER_BYTES,
   STAMP_F64,
   TTL_BYTES,
@@ -94,6 +95,9 @@ export class Shard {
     this.marksOlderHalfOnly = this.policy.marksOlderHalfOnly === true;
     /** Offset of the record findSlot() found last. */
     this.foundOffset = 0;
+    /** The key buffer findSlot() saw last, and a word view of it (see wordsOf). */
+    this.keyBytes = null;
+    this.keyWords = null;
     this.relocationBudget = 0;
     /** The counter an eviction counts into: memory pressure, or the entry bound. */
     this.evictionCause = STAT.evictions;
@@ -131,6 +135,9 @@ export class Shard {
     const u8 = this.u8;
     const n = this.slots;
     const tag = hash & TAG_MASK;
+    // Keys are compared four bytes at a time (a record's key starts 8-aligned).
+    const words = key === this.keyBytes ? this.keyWords : this.wordsOf(key);
+    const whole = words === null ? 0 : keyLength >>> 2;
     let i = Math.floor((tag >>> 0) * this.homeScale);
     for (let probes = 0; probes < n; probes++) {
       const w0 = table[2 * i];
@@ -140,8 +147,11 @@ export class Shard {
         const flags = u32[offset >>> 2];
         if (((flags & KEY_MATCH_MASK) >>> 0) === expectedWord) {
           const keyStart = offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) << 1);
-          let j = 0;
-          while (j < keyLength && u8[keyStart + j] === key[j]) j++;
+          const k4 = keyStart >>> 2;
+          let w = 0;
+          while (w < whole && u32[k4 + w] === words[w]) w++;
+          let j = w << 2;
+          if (w === whole) while (j < keyLength && u8[keyStart + j] === key[j]) j++;
           if (j === keyLength) {
             this.foundOffset = offset;
             return i;
@@ -151,6 +161,16 @@ export class Shard {
       if (++i === n) i = 0;
     }
     return -1;
+  }
+
+  /**
+   * A Uint32Array over the key bytes `key` (a KeyEncoder's scratch buffer,
+   * the same one call after call), or null when they are not 4-aligned.
+   */
+  wordsOf(key) {
+    this.keyBytes = key;
+    this.keyWords = key.byteOffset % 4 === 0 ? new Uint32Array(key.buffer, key.byteOffset, key.length >>> 2) : null;
+    return this.keyWords;
   }
 
   /** The slot pointing at the record at `offset`, or -1. */
@@ -245,32 +265,57 @@ export class Shard {
    * `value` is a Uint8Array (raw or encoded) or, for VALUE_UTF8, a string.
    */
   store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
-    const meta = this.meta;
     const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
     const existing = this.findSlot(key, keyLength, expected, hash);
-    let ring = null;
-    let frequency = 0;
-    if (existing >= 0) {
-      const old = this.foundOffset;
-      const o4 = old >>> 2;
-      const flags = this.u32[o4];
-      if (this.u32[o4 + 3] === size && (flags & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
-        // Same footprint and the key at the same place (a TTL field moves
-        // it): rewrite the header and value in place. The record is in cache
-        // (the lookup just read it) while the head of the ring usually is
-        // not, and the entry keeps its dictionary slot. A set counts as a use.
-        meta[M_LIVE_BYTES] += valueLength - this.u32[o4 + 1];
-        this.writeHeader(old, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
-        this.writeValue(old, keyLength, expiresAt > 0, value, valueLength);
-        this.touch(existing);
-        return;
-      }
-      // A new version of an existing entry stays where the entry was, with
-      // its frequency (plus this use).
-      ring = this.ringOf(old);
-      frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
-      this.removeEntry(existing, old);
+    if (existing < 0) {
+      this.insert(null, 0, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      return;
     }
+    const old = this.foundOffset;
+    const o4 = old >>> 2;
+    const u32 = this.u32;
+    if (u32[o4 + 3] === size && (u32[o4] & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
+      this.rewrite(existing, old, keyLength, keyKind, valueKind, value, valueLength, expiresAt);
+      return;
+    }
+    // A new version of an existing entry stays where the entry was, with
+    // its frequency (plus this use).
+    const ring = this.ringOf(old);
+    const frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
+    this.removeEntry(existing, old);
+    this.insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+  }
+
+  /**
+   * Rewrites the live record at `offset` (dictionary slot `slot`) in place:
+   * the caller checked that the new version has the same size and the key at
+   * the same place (a TTL field moves it). The record is in cache (the lookup
+   * just read it) while the head of the ring usually is not, and the entry
+   * keeps its slot; its key, hash and size stay as they are. A set counts as
+   * a use.
+   */
+  rewrite(slot, offset, keyLength, keyKind, valueKind, value, valueLength, expiresAt) {
+    const u32 = this.u32;
+    const o4 = offset >>> 2;
+    const hasTtl = expiresAt > 0;
+    this.meta[M_LIVE_BYTES] += valueLength - u32[o4 + 1];
+    u32[o4] = (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
+    u32[o4 + 1] = valueLength;
+    // The new stamp goes in before the value: a near copy checked meanwhile no longer holds.
+    const f64 = this.f64;
+    f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
+    if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
+    this.writeValue(offset, keyLength, hasTtl, value, valueLength);
+    this.touchAt(slot, offset);
+  }
+
+  /**
+   * Inserts a new record (the key has none now): in `ring` with `frequency`
+   * for a new version of an entry that was there, or (ring null) where the
+   * policy places a new entry, after evicting for the entry bounds.
+   */
+  insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+    const meta = this.meta;
     this.relocationBudget = RELOCATION_BUDGET;
     if (ring === null) {
       this.evictionCause = STAT.evictionsMax;
@@ -337,7 +382,7 @@ export class Shard {
   }
 
   writeValue(offset, keyLength, hasTtl, value, valueLength) {
-    const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + ((keyLength + 3) & ~3);
+    const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength);
     if (typeof value === 'string') this.bytes.utf8Write(value, valueStart, valueLength);
     else this.u8.set(value, valueStart);
   }

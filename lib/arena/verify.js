@@ -3,7 +3,7 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
 
@@ -49,7 +49,7 @@ function walkRing(shard, ring, hashStarts, live, stamps) {
       const keyLength = flags >>> 16;
       const valueLength = u32[(position >>> 2) + 1];
       const hasTtl = (flags & HAS_TTL) !== 0;
-      const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + ((keyLength + 3) & ~3) + valueLength;
+      const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength;
       if (size !== expected + ((8 - (expected % 8)) % 8)) {
         problems.push(`live record at ${position} has size ${size}, expected ${expected} rounded up to 8`);
       }

@@ -57,6 +57,11 @@ export class KeyEncoder {
       this.encodeUnicode(key);
       return;
     }
+    this.encodeBytes(key);
+  }
+
+  /** encode() of anything but a string: a Buffer or Uint8Array key, or a TypeError. */
+  encodeBytes(key) {
     if (key instanceof Uint8Array && ArrayBuffer.isView(key)) {
       // Copied into the scratch buffer by TypedArray#set, which reads the
       // intrinsic length and runs no user code: a subclass that overrides
