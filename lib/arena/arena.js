@@ -35,6 +35,10 @@ import { releaseSweeperLease } from './sweep.js';
 import { memoryWaiting } from './waiting.js';
 import { recoverStructures, structureProblems } from './structures.js';
 
+/** Strings up to this many bytes are decoded from a reused scratch buffer, longer ones from a copy of their own. */
+const TEXT_SCRATCH_MAX = 64 * 1024;
+/** Strings up to this many bytes are copied word by word (cheaper than a native call). */
+const WORD_COPY_MAX = 128;
 /** Optimistic read attempts before a reader takes the lock. */
 const OPTIMISTIC_ATTEMPTS = 4;
 
@@ -119,6 +123,9 @@ export class Arena {
     this.lastStamp = 0;
     this.lastExpiresAt = 0;
     this.values = new ValuePool();
+    /** Private memory that strings are decoded from (see readUtf8()). */
+    this.textScratch = Buffer.allocUnsafeSlow(1024);
+    this.textWords = new Int32Array(this.textScratch.buffer, 0, 256);
     /** A private word for the read fence on weakly ordered CPUs (see sequenceAfter). */
     this.fence = new Int32Array(new SharedArrayBuffer(4));
   }
@@ -255,8 +262,41 @@ export class Arena {
     if (!(valueStart + valueLength <= shard.regionBytes)) return TORN;
     const kind = (flags >>> VALUE_KIND_SHIFT) & 3;
     this.valueKind = kind;
-    if (kind === VALUE_UTF8) return shard.bytes.utf8Slice(valueStart, valueStart + valueLength);
+    if (kind === VALUE_UTF8) return this.readUtf8(shard, valueStart, valueLength);
     return this.copyOut(shard, valueStart, valueLength);
+  }
+
+  /**
+   * The string of the UTF-8 bytes at word-aligned `start`, decoded from a
+   * private copy: V8's decoder reads its input twice (to size the string,
+   * then to fill it) and writes past the string's end when the bytes change
+   * in between, as a writer in another thread may make them do under an
+   * optimistic read (that crashed the process: a torn read must only be a
+   * retry).
+   */
+  readUtf8(shard, start, length) {
+    if (length > TEXT_SCRATCH_MAX) {
+      const copy = Buffer.allocUnsafe(length);
+      shard.bytes.copy(copy, 0, start, start + length);
+      return copy.utf8Slice(0, length);
+    }
+    let scratch = this.textScratch;
+    if (scratch.length < length) {
+      scratch = Buffer.allocUnsafeSlow(Math.min(TEXT_SCRATCH_MAX, Math.max(length, 2 * scratch.length)));
+      this.textScratch = scratch;
+      this.textWords = new Int32Array(scratch.buffer, 0, scratch.length >>> 2);
+    }
+    if (length <= WORD_COPY_MAX) {
+      // Whole words: a record's value is word-aligned and padded to 8 bytes.
+      const words = this.textWords;
+      const i32 = shard.i32;
+      const from = start >>> 2;
+      const count = (length + 3) >>> 2;
+      for (let i = 0; i < count; i++) words[i] = i32[from + i];
+    } else {
+      shard.bytes.copy(scratch, 0, start, start + length);
+    }
+    return scratch.utf8Slice(0, length);
   }
 
   /** A private Buffer copy of `length` bytes at word-aligned `start`. */
@@ -465,7 +505,7 @@ export class Arena {
       if (withValues) {
         entry.value =
           entry.valueKind === VALUE_UTF8
-            ? shard.bytes.utf8Slice(valueStart, valueStart + valueLength)
+            ? this.readUtf8(shard, valueStart, valueLength)
             : Buffer.from(shard.u8.slice(valueStart, valueStart + valueLength).buffer);
       }
       entries.push(entry);

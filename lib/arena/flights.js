@@ -171,7 +171,8 @@ export class FlightTable {
     const length = Math.min(this.errors.readUInt32LE(area), FLIGHT_ERROR_BYTES - 4);
     let fields;
     try {
-      fields = JSON.parse(this.errors.toString('utf8', area + 4, area + 4 + length));
+      // Decoded from a copy: UTF-8 decoding of memory another thread may be writing can crash (see Arena#readUtf8).
+      fields = JSON.parse(Buffer.from(this.errors.subarray(area + 4, area + 4 + length)).toString('utf8'));
     } catch {
       fields = { name: 'Error', message: 'the loader failed in another thread (its error message was too long to pass on)' };
     }

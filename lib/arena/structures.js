@@ -183,7 +183,8 @@ export class StructureRegion {
       const length = u8[p] | (u8[p + 1] << 8);
       p += 2;
       if (p + length > limit) return null;
-      names[k] = this.text.utf8Slice(p, p + length);
+      // Decoded from a copy: UTF-8 decoding of memory another thread may be writing can crash (see Arena#readUtf8).
+      names[k] = Buffer.from(this.text.subarray(p, p + length)).utf8Slice(0, length);
       p += length;
     }
     this.parsedEnd = p;
