@@ -112,6 +112,9 @@ export class CacheFileHandle {
   async write(buffer, offset, length, position) {
     const handle = this.#open();
     const { start, count, at } = checkRange('write', buffer, offset, length, position);
+    // node:fs FileHandle#write answers an empty buffer without a write(2):
+    // 0 bytes, even through a read-only descriptor (where write(2) is EBADF).
+    if (buffer.byteLength === 0) return { bytesWritten: 0, buffer };
     const result = await handle.write(buffer, start, count, at);
     await this.#changed(handle);
     return result;
