@@ -51,16 +51,21 @@ async function handleOperation(random, handles, side) {
   const slot = random.int(handles.length);
   const handle = handles[slot][side];
   if (process.env.TRACE && side === 'plain') console.error('  slot', slot, 'roll', roll);
+  // Transfers of nothing are drawn often: node:fs answers some of them
+  // without a system call (a 0-byte write on a read-only handle resolves, where
+  // write(2) is EBADF), which a uniform size drew once in a few hundred runs.
   if (roll < 30) {
-    const buffer = Buffer.alloc(random.int(6000));
+    const buffer = Buffer.alloc(random.int(8) === 0 ? 0 : random.int(6000));
+    const length = random.int(8) === 0 ? 0 : buffer.length;
     const position = random.int(3) === 0 ? null : random.int(9000);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    const { bytesRead } = await handle.read(buffer, 0, length, position);
     return buffer.subarray(0, bytesRead);
   }
   if (roll < 60) {
-    const data = Buffer.alloc(random.int(5000), random.int(256));
+    const data = Buffer.alloc(random.int(8) === 0 ? 0 : random.int(5000), random.int(256));
+    const length = random.int(8) === 0 ? 0 : data.length;
     const position = random.int(3) === 0 ? null : random.int(9000);
-    return (await handle.write(data, 0, data.length, position)).bytesWritten;
+    return (await handle.write(data, 0, length, position)).bytesWritten;
   }
   if (roll < 70) return handle.truncate(random.int(7000));
   if (roll < 85) {

@@ -171,6 +171,9 @@ test('a snapshot opens files read-only, and its handles see the snapshot', async
     assert.equal((await handle.read(buffer, 0, 5000, 6000)).bytesRead, 4000);
     assert.equal(buffer[0], 1);
     assert.equal((await handle.stat()).size, 10_000);
+    // As a read-only descriptor on a read-only file system: EROFS came at open.
+    await assert.rejects(handle.write(Buffer.from('x'), 0, 1, 0), { code: 'EBADF', message: "EBADF: bad file descriptor, write '/f'" });
+    await assert.rejects(handle.truncate(0), { code: 'EINVAL', message: "EINVAL: invalid argument, ftruncate '/f'" });
     await assert.rejects(snap.open('/f', 'r+'), { code: 'EROFS', message: "EROFS: read-only file system, open '/f'" });
     await assert.rejects(snap.truncate('/f'), { code: 'EROFS' });
     snap.release();

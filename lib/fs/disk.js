@@ -164,6 +164,14 @@ const unclosed = new FinalizationRegistry((fd) => {
   process.emitWarning(`a CacheFS file handle (descriptor ${fd}) was garbage-collected without close(); close() it when done`, { code: 'ARENACACHE_HANDLE_LEAK' });
 });
 
+// Handles with a call on the thread pool. node:fs FileHandle holds itself
+// while a call is in flight; so must these: collected under a queued call,
+// a handle's finalizer would close its descriptor before the call runs,
+// which would then fail with EBADF, or read or write another file that was
+// given the same number meanwhile. (close() waits for the calls in flight:
+// see CacheFileHandle#close.)
+const calling = new Set();
+
 /**
  * A descriptor opened beneath the root, with the node:fs FileHandle methods
  * CacheFileHandle uses. It is the addon's, not node:fs's: the addon closes
@@ -172,6 +180,8 @@ const unclosed = new FinalizationRegistry((fd) => {
  */
 class DescriptorHandle {
   #fd;
+  /** Calls in flight. */
+  #calls = 0;
 
   constructor(fd) {
     this.#fd = fd;
@@ -183,19 +193,19 @@ class DescriptorHandle {
   }
 
   read(buffer, offset, length, position) {
-    return readAsync(this.#fd, buffer, offset, length, position);
+    return this.#held(readAsync(this.#fd, buffer, offset, length, position));
   }
 
   write(buffer, offset, length, position) {
-    return writeAsync(this.#fd, buffer, offset, length, position);
+    return this.#held(writeAsync(this.#fd, buffer, offset, length, position));
   }
 
   truncate(length) {
-    return ftruncateAsync(this.#fd, length);
+    return this.#held(ftruncateAsync(this.#fd, length));
   }
 
   stat() {
-    return fstatAsync(this.#fd);
+    return this.#held(fstatAsync(this.#fd));
   }
 
   async close() {
@@ -204,5 +214,15 @@ class DescriptorHandle {
     const fd = this.#fd;
     this.#fd = -1;
     native.closeRootDescriptor(fd);
+  }
+
+  /** `answer`, with this handle kept from collection until it settles. */
+  #held(answer) {
+    if (this.#calls++ === 0) calling.add(this);
+    const settled = () => {
+      if (--this.#calls === 0) calling.delete(this);
+    };
+    answer.then(settled, settled);
+    return answer;
   }
 }

@@ -41,6 +41,10 @@ export class CacheFileHandle {
   #files;
   #record = null;
   #checkedAt = -Infinity;
+  /** Calls in flight, which close() lets finish first. */
+  #calls = new Set();
+  /** close()'s promise, once it was called. */
+  #closing = null;
 
   /**
    * @param {import('node:fs/promises').FileHandle} handle
@@ -88,7 +92,11 @@ export class CacheFileHandle {
    * `offset` in the buffer, from `position` in the file (null: the current
    * position, which then advances). Resolves { bytesRead, buffer }.
    */
-  async read(buffer, offset, length, position) {
+  read(buffer, offset, length, position) {
+    return this.#call(() => this.#read(buffer, offset, length, position));
+  }
+
+  async #read(buffer, offset, length, position) {
     const handle = this.#open();
     const { start, count, at } = checkRange('read', buffer, offset, length, position);
     if (this.#readable && at !== null && count > 0) {
@@ -109,16 +117,27 @@ export class CacheFileHandle {
    * file (null: the current position; files opened for appending always
    * append). Resolves { bytesWritten, buffer }.
    */
-  async write(buffer, offset, length, position) {
+  write(buffer, offset, length, position) {
+    return this.#call(() => this.#write(buffer, offset, length, position));
+  }
+
+  async #write(buffer, offset, length, position) {
     const handle = this.#open();
     const { start, count, at } = checkRange('write', buffer, offset, length, position);
+    // node:fs FileHandle#write answers an empty buffer without a write(2):
+    // 0 bytes, even through a read-only descriptor (where write(2) is EBADF).
+    if (buffer.byteLength === 0) return { bytesWritten: 0, buffer };
     const result = await handle.write(buffer, start, count, at);
     await this.#changed(handle);
     return result;
   }
 
   /** Truncates (or extends with zeros) the file to `length` bytes (default 0). */
-  async truncate(length = 0) {
+  truncate(length = 0) {
+    return this.#call(() => this.#truncate(length));
+  }
+
+  async #truncate(length) {
     const handle = this.#open();
     checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     await handle.truncate(length);
@@ -126,16 +145,32 @@ export class CacheFileHandle {
   }
 
   /** The descriptor's current Stats (node:fs Stats). */
-  async stat() {
-    return this.#open().stat();
+  stat() {
+    return this.#call(async () => this.#open().stat());
   }
 
-  /** Closes the descriptor; later calls fail with ERR_HANDLE_CLOSED. Closing twice is harmless. */
-  async close() {
-    if (this.#handle === null) return;
-    const handle = this.#handle;
-    this.#handle = null;
-    await handle.close();
+  /**
+   * Closes the descriptor once the calls in flight are done, as node:fs
+   * FileHandle#close does (closed under them, its number could be another
+   * file's by the time they run, and a write's fstat would find it gone).
+   * Later calls fail with ERR_HANDLE_CLOSED. Closing again gives the same promise.
+   */
+  close() {
+    if (this.#closing === null) {
+      const handle = this.#handle;
+      this.#handle = null;
+      this.#closing = Promise.allSettled(this.#calls).then(() => handle.close());
+    }
+    return this.#closing;
+  }
+
+  /** `run()`'s promise, known to close() until it settles. */
+  #call(run) {
+    const call = run();
+    this.#calls.add(call);
+    const settled = () => this.#calls.delete(call);
+    call.then(settled, settled);
+    return call;
   }
 
   /** The file changed through this handle: note its new version here, and let the CacheFS drop what it knew. */

@@ -74,6 +74,10 @@ export class InodeFileHandle {
   async write(buffer, offset, length, position) {
     this.#check();
     const { start, count, at } = checkRange('write', buffer, offset, length, position);
+    // As node:fs FileHandle#write: an empty buffer is answered without a
+    // write(2), 0 bytes even on a read-only handle; a length of 0 from a
+    // longer buffer does reach write(2), which checks the access mode.
+    if (buffer.byteLength === 0) return { bytesWritten: 0, buffer };
     this.#checkWritable('write');
     // write(2) of nothing changes nothing: not the size, not the times.
     if (count === 0) return { bytesWritten: 0, buffer };
@@ -142,9 +146,11 @@ export class InodeFileHandle {
   }
 
   #checkWritable(syscall) {
-    if (this.#files.write === undefined) throw fsError('EROFS', syscall, this.#path);
-    // Linux: write(2) on a read-only descriptor is EBADF, ftruncate(2) EINVAL.
+    // Linux: write(2) on a read-only descriptor is EBADF, ftruncate(2) EINVAL;
+    // on a read-only file system too (a snapshot's handles are all read-only:
+    // EROFS comes at open).
     if (!this.#access.write) throw fsError(syscall === 'ftruncate' ? 'EINVAL' : 'EBADF', syscall, this.#path);
+    if (this.#files.write === undefined) throw fsError('EROFS', syscall, this.#path);
   }
 
   #inode(view, syscall) {
