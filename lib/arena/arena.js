@@ -14,6 +14,7 @@ import {
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_STRING,
+  keyWord,
   paddedKeyBytes,
   RECORD_HEADER_BYTES,
   STAMP_F64,
@@ -51,6 +52,8 @@ const FOUND = Symbol('found');
 const NOT_FOUND = 0;
 const REMOVED_LIVE = 1;
 const REMOVED_EXPIRED = 2;
+/** storeLocked(): the key is still to be looked up. */
+const NOT_LOOKED_UP = -2;
 
 /** A new SharedArrayBuffer of `bytes` for an arena (a cache's or a block store's), or ERR_ARENA_ALLOC. */
 export function allocateSharedMemory(bytes) {
@@ -315,19 +318,33 @@ export class Arena {
    */
   set(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
     const shard = this.shards[hash & this.shardMask];
+    // The key is looked up before the lock is taken, as a reader would: the
+    // cache misses of the lookup (and, with threads setting the same keys,
+    // the moves of the record's lines from another core) then fall outside
+    // the critical section, which other writers and readers of the shard
+    // wait for. The lookup holds if the lock is taken at the very next
+    // sequence value: no write came in between.
+    const seq = sequenceBefore(shard.meta);
+    const slot = (seq & 1) === 0 ? shard.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash) : -1;
+    const offset = shard.foundOffset;
     const held = this.lock.acquire(shard);
     try {
-      this.storeLocked(shard, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
     } finally {
       this.lock.release(shard, held);
     }
     this.counters[STAT.sets]++;
   }
 
-  /** shard.store() under the shard's lock, which the caller holds. */
-  storeLocked(shard, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+  /**
+   * shard.store() under the shard's lock, which the caller holds; with
+   * `slot` other than NOT_LOOKED_UP, the key's lookup is done (see
+   * shard.storeFound).
+   */
+  storeLocked(shard, slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
     try {
-      shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      if (slot === NOT_LOOKED_UP) shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      else shard.storeFound(slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
     } catch (error) {
       // The shard is empty now: store into it again.
       this.resetAfter(shard, error);
@@ -351,7 +368,7 @@ export class Arena {
     try {
       const entry = produce();
       if (entry === null) return;
-      this.storeLocked(shard, key, keyLength, keyKind, hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, keyLength, keyKind, hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
       this.counters[STAT.sets]++;
     } finally {
       this.lock.release(shard, held);

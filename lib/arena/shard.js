@@ -24,6 +24,7 @@ import {
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_MATCH_MASK,
+  keyWord,
   paddedKeyBytes,
   RECORD_HEADER_BYTES,
   STAMP_F64,
@@ -265,13 +266,20 @@ export class Shard {
    * `value` is a Uint8Array (raw or encoded) or, for VALUE_UTF8, a string.
    */
   store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
-    const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
-    const existing = this.findSlot(key, keyLength, expected, hash);
+    const existing = this.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash);
+    this.storeFound(existing, this.foundOffset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+  }
+
+  /**
+   * store() once the key's lookup is done: `existing` is its slot (-1: none)
+   * and `old` its record's offset, from a lookup that no write of the shard
+   * has followed.
+   */
+  storeFound(existing, old, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
     if (existing < 0) {
       this.insert(null, 0, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
       return;
     }
-    const old = this.foundOffset;
     const o4 = old >>> 2;
     const u32 = this.u32;
     if (u32[o4 + 3] === size && (u32[o4] & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
