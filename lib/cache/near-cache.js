@@ -97,7 +97,8 @@ export class NearCache {
    * @param {import('../arena/arena.js').Arena} arena
    */
   keep(key, hash, arena, value, storedBytes) {
-    if (storedBytes > NEAR_MAX_VALUE_BYTES || value instanceof Uint8Array) return value;
+    // undefined: the codec read a miss (see codec.js); nothing to keep.
+    if (value === undefined || storedBytes > NEAR_MAX_VALUE_BYTES || value instanceof Uint8Array) return value;
     let entry = this.entries.get(key);
     if (entry === undefined && !this.#admit(hash)) return value;
     if (typeof value !== 'string' && !deepFreeze(value, this.plainObjects)) return value;
