@@ -56,4 +56,8 @@ test('with max, every shard publishes its entry count after each kind of write, 
   for (let i = 0; i < 1000; i++) cache.set(`again${i}`, Buffer.alloc(32, i));
   assert.equal(cache.size, 400);
   check('after filling again');
+  // verify() reports a published count that disagrees with its shard's.
+  const { actual } = counts(cache);
+  new Int32Array(cache.handle.buffer, H32_SHARD_COUNTS * 4, 1)[0] = actual[0] + 7;
+  assert.deepEqual(cache.verify(), { ok: false, problems: [`shard 0: its published entry count is ${actual[0] + 7}, meta counts ${actual[0]}`] });
 });
