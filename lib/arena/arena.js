@@ -148,7 +148,12 @@ export class Arena {
       if (releaseAbandonedLock(shard)) {
         this.counters[STAT.lockRecoveries]++;
         reset++;
-      } else if (verifyShard(shard, hashStarts).length > 0) {
+        continue;
+      }
+      // A machine crash may have written back the meta line and not the
+      // header page with the published counts: the meta line decides.
+      shard.publishCount();
+      if (verifyShard(shard, hashStarts).length > 0) {
         shard.reset();
         this.counters[STAT.shardRepairs]++;
         reset++;
@@ -405,6 +410,7 @@ export class Arena {
           if (expired) this.counters[STAT.expirations]++;
         }
       }
+      shard.publishCount();
     } catch (error) {
       changed = true;
       this.resetAfter(shard, error);

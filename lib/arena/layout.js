@@ -147,6 +147,14 @@ export const H32_SWEEPER_TID = 520 / 4;
 export const H64_SWEEPER_LEASE_UNTIL = 528 / 8;
 /** The next shard the sweeper visits. */
 export const H32_SWEEP_SHARD = 536 / 4;
+/**
+ * With `max`, each shard's entry count as of the end of its last write, one
+ * int32 per shard for the first PUBLISHED_COUNT_SHARDS shards (see
+ * Shard.totalEntries): an insert sums 64 bytes per 16 shards that change
+ * only when a shard's count does, not every shard's meta line.
+ */
+export const H32_SHARD_COUNTS = 1024 / 4;
+export const PUBLISHED_COUNT_SHARDS = (HEADER_BYTES - 1024) / 4;
 
 function pow2Floor(n) {
   return n < 1 ? 0 : 2 ** Math.floor(Math.log2(n));

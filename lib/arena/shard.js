@@ -34,7 +34,7 @@ import {
   TYPE_MASK,
   VALUE_KIND_SHIFT,
 } from './record.js';
-import { GHOST_SLOT_BYTES, SHARD_META_BYTES } from './layout.js';
+import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES } from './layout.js';
 import { createPolicy, FREQUENCY_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
 import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
@@ -82,6 +82,8 @@ export class Shard {
     this.globalMax = layout.max;
     this.shardCount = layout.shardCount;
     this.allMeta = new Int32Array(buffer, layout.metaOffset, (layout.shardCount * SHARD_META_BYTES) / 4);
+    /** Every shard's published count (see totalEntries), or null: no `max`, or too many shards. */
+    this.counts = layout.max > 0 && layout.shardCount <= PUBLISHED_COUNT_SHARDS ? new Int32Array(buffer, H32_SHARD_COUNTS * 4, layout.shardCount) : null;
     this.u8 = new Uint8Array(buffer, dataOffset, regionBytes);
     this.u32 = new Uint32Array(buffer, dataOffset, regionBytes / 4);
     this.i32 = new Int32Array(buffer, dataOffset, regionBytes / 4);
@@ -351,6 +353,7 @@ export class Shard {
     meta[M_LIVE_BYTES] += keyLength + valueLength;
     if (expiresAt > 0) meta[M_TTL_COUNT]++;
     this.insertSlot(hash, offset, frequency);
+    this.publishCount();
   }
 
   writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
@@ -401,11 +404,30 @@ export class Shard {
    * `max` by at most one entry per such thread, until the next insert.
    */
   totalEntries() {
+    const counts = this.counts;
+    const n = this.shardCount;
+    let total = 0;
+    if (counts !== null) {
+      // Other shards' meta lines hold their locks, which their writers keep
+      // moving between cores; the published counts change only when a
+      // shard's count does (an insert that evicts one entry changes none).
+      for (let i = 0; i < n; i++) total += counts[i];
+      return total - counts[this.index] + this.meta[M_COUNT];
+    }
     const all = this.allMeta;
     const stride = SHARD_META_BYTES / 4;
-    let total = 0;
-    for (let i = 0; i < this.shardCount; i++) total += all[i * stride + M_COUNT];
+    for (let i = 0; i < n; i++) total += all[i * stride + M_COUNT];
     return total;
+  }
+
+  /**
+   * Publishes this shard's entry count for totalEntries(): at the end of
+   * every write that can change it (insert, delete, sweep, reset), so that
+   * it lags the count only while the shard's lock is held.
+   */
+  publishCount() {
+    const counts = this.counts;
+    if (counts !== null && counts[this.index] !== this.meta[M_COUNT]) counts[this.index] = this.meta[M_COUNT];
   }
 
   /**
@@ -472,5 +494,6 @@ export class Shard {
     if (!(stamp >= 0 && stamp < MAX_WRITE_STAMP)) this.meta64[M64_WRITE_STAMP] = Date.now() * 1024;
     this.main.reset();
     this.small.reset();
+    this.publishCount();
   }
 }

@@ -109,6 +109,7 @@ export class Sweeper {
           if (++cursor === n) cursor = 0;
         }
         shard.meta[M_SWEEP_CURSOR] = cursor;
+        shard.publishCount();
       } catch (error) {
         arena.resetAfter(shard, error);
       } finally {

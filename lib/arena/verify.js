@@ -128,6 +128,9 @@ export function verifyShard(shard, hashStarts) {
   }
   if (live.size > 0) problems.push(`${live.size} live records have no slot`);
   if (slotsUsed !== meta[M_COUNT]) problems.push(`${slotsUsed} slots are used, meta counts ${meta[M_COUNT]}`);
+  if (shard.counts !== null && shard.counts[shard.index] !== meta[M_COUNT]) {
+    problems.push(`its published entry count is ${shard.counts[shard.index]}, meta counts ${meta[M_COUNT]}`);
+  }
   if (slotsUsed > shard.maxEntries) problems.push(`${slotsUsed} entries exceed the bound of ${shard.maxEntries}`);
   return problems;
 }
