@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { nearCacheSupport, zipfOrder } from '../bench/lib/hot-workload.js';
 import { progressReporter } from '../bench/lib/progress.js';
-import { runBench } from './helpers/bench-run.js';
+import { assertBenchRejects, runBench } from './helpers/bench-run.js';
 
 const KEYS = 1000;
 const NEAR = 300;
@@ -65,22 +63,12 @@ test('the hot-path benchmark runs end to end and reports every figure (tiny size
 });
 
 test('the hot-path benchmark rejects bad settings with a message naming the variable', () => {
-  const script = fileURLToPath(new URL('../bench/hot.js', import.meta.url));
-  for (const [name, value, message] of [
+  assertBenchRejects('hot.js', [
     ['BENCH_KINDS', 'object,json', 'BENCH_KINDS must list names from object, buffer, string (got "json")'],
     ['BENCH_ZIPF', '-1', 'BENCH_ZIPF must be a positive number (got "-1")'],
     ['BENCH_MIXES', '90,101', 'BENCH_MIXES must be a comma-separated list of integer percentages from 0 to 100 (got "90,101")'],
     ['BENCH_KEYS', '0', 'BENCH_KEYS must be a positive integer (got "0")'],
-  ]) {
-    assert.throws(
-      () => execFileSync(process.execPath, [script], { env: { ...process.env, [name]: value }, encoding: 'utf8', stdio: 'pipe' }),
-      (error) => {
-        assert.notEqual(error.status, 0);
-        assert.ok(error.stderr.includes(`RangeError: ${message}`), error.stderr);
-        return true;
-      },
-    );
-  }
+  ]);
 });
 
 test('progress lines are written to a terminal only', () => {

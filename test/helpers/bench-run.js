@@ -2,7 +2,9 @@
 // bench/<script> --json <temp>/<name>.json, with `env` over this process's
 // environment. Returns its stdout, the parsed JSON, where the script wrote
 // one beside the JSON its chart (svg), and with { stderr: true } its stderr
-// (otherwise ignored); the temp directory is removed.
+// (otherwise ignored); the temp directory is removed. assertBenchRejects
+// checks the errors a script gives for bad settings.
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -31,5 +33,23 @@ export function runBench(script, env, { stderr = false } = {}) {
     return { output, stderr: errors, result: JSON.parse(readFileSync(json, 'utf8')), svg: existsSync(chart) ? readFileSync(chart, 'utf8') : null };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Asserts that bench/<script> exits non-zero with `RangeError: <message>` on
+ * stderr for each [variable, value, message] of `cases`.
+ */
+export function assertBenchRejects(script, cases) {
+  const file = fileURLToPath(new URL(`../../bench/${script}`, import.meta.url));
+  for (const [name, value, message] of cases) {
+    assert.throws(
+      () => execFileSync(process.execPath, [file], { env: { ...process.env, [name]: value }, encoding: 'utf8', stdio: 'pipe' }),
+      (error) => {
+        assert.notEqual(error.status, 0);
+        assert.ok(error.stderr.includes(`RangeError: ${message}`), error.stderr);
+        return true;
+      },
+    );
   }
 }
