@@ -108,7 +108,7 @@ export class Arena {
     this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting });
+    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting, countsWrites: true });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));

@@ -253,14 +253,21 @@ export class Shard {
     this.touchAt(slot, this.foundOffset);
   }
 
-  /** touch() of the entry in `slot` whose record is at `offset`. */
+  /**
+   * touch() of the entry in `slot` whose record is at `offset`. Returns
+   * false when another touch could not count until the shard is next
+   * written (the frequency is at its cap, or the policy marks only records
+   * in the older half of the ring, which only writes move): a near cache then
+   * spares the slot's cache line until its stamp sees a write.
+   */
   touchAt(slot, offset) {
     const table = this.table;
     const word = 2 * slot + 1;
     const old = table[word];
-    if ((old & FREQUENCY_MASK) >= this.maxFrequency) return;
-    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(offset)) return;
-    Atomics.compareExchange(table, word, old, old + 1);
+    const frequency = old & FREQUENCY_MASK;
+    if (frequency >= this.maxFrequency) return false;
+    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(offset)) return false;
+    return Atomics.compareExchange(table, word, old, old + 1) !== old || frequency + 1 < this.maxFrequency;
   }
 
   /**

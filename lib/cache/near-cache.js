@@ -1,7 +1,8 @@
 // NearCache: ready values of recently read entries, private to one
 // SharedCache instance (one thread), so that a get of a hot key costs a Map
-// lookup and two loads of shared memory instead of hashing into the arena,
-// copying out of it and decoding.
+// lookup and a check in shared memory (one load while its shard is unwritten,
+// see RecordStamp) instead of hashing into the arena, copying out of it and
+// decoding.
 //
 // An entry answers only while its RecordStamp holds: the arena entry it was
 // read from is unchanged and unexpired. Any set, delete, eviction, clear or

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SharedCache } from '../lib/index.js';
+import { readHeader, SHARD_META_BYTES } from '../lib/arena/layout.js';
+import { M64_WRITE_STAMP } from '../lib/arena/shard-meta.js';
+
+const MiB = 2 ** 20;
+
+/** The shard's write count (one shard: every key is in it). */
+function writeCount(cache) {
+  const header = readHeader(cache.handle.buffer);
+  return new Float64Array(cache.handle.buffer, header.metaOffset, SHARD_META_BYTES / 8)[M64_WRITE_STAMP];
+}
+
+// A near-cache hit trusts a kept value without looking at its slot or record
+// while the shard's write count is the one its last full check saw
+// (RecordStamp). So every holding of the lock that changes the shard must
+// advance the count, including those that write no record; holdings that
+// only read must not, or the check would never take its short path.
+test('every write of a shard advances its write count, with or without a record written; reads do not', async () => {
+  const cache = new SharedCache({ memoryBytes: 2 * MiB, shards: 1, nearCache: 0, sweepIntervalMs: 0 });
+  const other = SharedCache.attach(cache.handle, { nearCache: 0 });
+  const advances = (what, action) => {
+    const before = writeCount(cache);
+    action();
+    assert.ok(writeCount(cache) > before, `${what} advances the write count`);
+  };
+  const stays = (what, action) => {
+    const before = writeCount(cache);
+    action();
+    assert.equal(writeCount(cache), before, `${what} leaves the write count`);
+  };
+  advances('an insert', () => cache.set('a', 'one'));
+  advances('a rewrite in place', () => cache.set('a', 'two'));
+  advances('a delete', () => other.delete('a'));
+  stays('a delete of a missing key', () => other.delete('a'));
+  cache.set('b', 'three');
+  stays('gets, has and verify', () => {
+    cache.get('b');
+    other.get('b');
+    cache.has('b');
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+  advances('clear() by another instance', () => other.clear());
+  cache.set('short', 'lived', { ttl: 5 });
+  await sleep(20);
+  advances('the removal of an expired entry that a get found', () => assert.equal(cache.get('short'), undefined));
+  cache.close();
+  other.close();
+});
