@@ -34,6 +34,39 @@ import { M64_WRITE_STAMP, M_SEQ } from './shard-meta.js';
 import { sequenceAfter, sequenceBefore, WEAK_MEMORY_ORDER } from './shard-lock.js';
 
 const fence = new Int32Array(new SharedArrayBuffer(4));
+const WORD = 2 ** 32;
+
+/** checkStamp(): the record is no longer the one stamped. */
+export const STAMP_GONE = -2;
+/** checkStamp(): the record still holds, but the check vouches for no write count. */
+export const STAMP_HOLDS = -1;
+
+/**
+ * The full check of a stamp: whether slot word `word` of `shard` still
+ * points at `pointer` (offset / 8 + 1) and the record there still bears
+ * `stamp` (at float64 index `stampIndex`). Returns STAMP_GONE, or the
+ * shard's write count the check vouches for (nothing in the shard changed
+ * while the count keeps that value), or STAMP_HOLDS when it vouches for
+ * none (a writer held the shard, or the CPU orders loads weakly).
+ * @param {import('./shard.js').Shard} shard
+ */
+export function checkStamp(shard, word, pointer, stampIndex, stamp) {
+  const meta = shard.meta;
+  if (WEAK_MEMORY_ORDER) {
+    const seq = sequenceBefore(meta);
+    if ((seq & 1) !== 0) return STAMP_GONE;
+    const same = shard.table[word] === pointer && shard.f64[stampIndex] === stamp;
+    return same && sequenceAfter(meta, fence) === seq ? STAMP_HOLDS : STAMP_GONE;
+  }
+  const writes = shard.meta64[M64_WRITE_STAMP];
+  // Atomic, so that the compiler keeps the count's load before it and the
+  // slot's and record's after it.
+  const seq = Atomics.load(meta, M_SEQ);
+  if (shard.table[word] !== pointer || shard.f64[stampIndex] !== stamp) return STAMP_GONE;
+  // Read while a writer held the shard, the count may predate a change the
+  // check did not see yet.
+  return (seq & 1) === 0 ? writes : STAMP_HOLDS;
+}
 
 export class RecordStamp {
   /**
@@ -46,71 +79,38 @@ export class RecordStamp {
   constructor(shard, slot, offset, stamp, expiresAt) {
     // Every field first, in one order: one hidden class for all stamps.
     this.shard = null;
-    this.table = null;
-    this.f64 = null;
     this.meta64 = null;
-    /** The shard's write count when a full check last passed (-1: none yet). */
-    this.writes = -1;
-    /** Whether touch() may still count (see Shard.touchAt). */
-    this.touchable = true;
+    // The write count the last full check vouched for (STAMP_HOLDS: none),
+    // as two small integers: V8 keeps a float64 field in a box of its own,
+    // one more cache miss per check. Counts stay below 2^53.
+    this.writesLow = STAMP_HOLDS;
+    this.writesHigh = 0;
     this.word = 0;
     this.pointer = 0;
     this.offset = 0;
     this.stampIndex = 0;
     this.stamp = 0;
     this.expiresAt = 0;
-    if (shard !== null) this.set(shard, slot, offset, stamp, expiresAt);
-  }
-
-  /** Points this stamp at another record (a near cache reuses its entries). */
-  set(shard, slot, offset, stamp, expiresAt) {
-    if (shard !== this.shard) {
+    if (shard !== null) {
       this.shard = shard;
-      this.table = shard.table;
-      this.f64 = shard.f64;
       this.meta64 = shard.meta64;
+      this.word = 2 * slot;
+      this.pointer = offset / 8 + 1;
+      this.offset = offset;
+      this.stampIndex = (offset >>> 3) + STAMP_F64;
+      this.stamp = stamp;
+      this.expiresAt = expiresAt;
     }
-    this.writes = -1;
-    this.touchable = true;
-    this.word = 2 * slot;
-    this.pointer = offset / 8 + 1;
-    this.offset = offset;
-    this.stampIndex = (offset >>> 3) + STAMP_F64;
-    this.stamp = stamp;
-    this.expiresAt = expiresAt;
   }
 
   /** Whether the entry is unchanged and unexpired; `clock` as the arena's (see clock.js). */
   holds(clock) {
-    if (WEAK_MEMORY_ORDER) return this.holdsOrdered(clock);
-    if (this.meta64[M64_WRITE_STAMP] !== this.writes && !this.recheck()) return false;
+    if (WEAK_MEMORY_ORDER || this.meta64[M64_WRITE_STAMP] !== this.writesHigh * WORD + this.writesLow) {
+      const writes = checkStamp(this.shard, this.word, this.pointer, this.stampIndex, this.stamp);
+      if (writes === STAMP_GONE) return false;
+      this.writesLow = writes | 0;
+      this.writesHigh = (writes - (writes | 0)) / WORD;
+    }
     return this.expiresAt === 0 || this.expiresAt > clock.now();
-  }
-
-  /** The two-load check, after the shard was written (or on first use); notes the count it vouches for. */
-  recheck() {
-    const writes = this.meta64[M64_WRITE_STAMP];
-    // Atomic, so that the compiler keeps the count's load before it and the
-    // slot's and record's after it.
-    const seq = Atomics.load(this.shard.meta, M_SEQ);
-    if (this.table[this.word] !== this.pointer || this.f64[this.stampIndex] !== this.stamp) return false;
-    // Read while a writer held the shard, the count may predate a change
-    // the check did not see yet: it vouches for nothing.
-    if ((seq & 1) === 0) this.writes = writes;
-    this.touchable = true;
-    return true;
-  }
-
-  holdsOrdered(clock) {
-    const meta = this.shard.meta;
-    const seq = sequenceBefore(meta);
-    if ((seq & 1) !== 0) return false;
-    const same = this.table[this.word] === this.pointer && this.f64[this.stampIndex] === this.stamp;
-    return sequenceAfter(meta, fence) === seq && same && (this.expiresAt === 0 || this.expiresAt > clock.now());
-  }
-
-  /** A use of the entry for the eviction policy, as a get of it in the arena counts. */
-  touch() {
-    if (this.touchable) this.touchable = this.shard.touchAt(this.word >>> 1, this.offset);
   }
 }

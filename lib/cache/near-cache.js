@@ -28,7 +28,10 @@
 // not used since its last pass. Entries are reused in place, so a full near
 // cache allocates little.
 
-import { RecordStamp } from '../arena/record-stamp.js';
+import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/record-stamp.js';
+import { STAMP_F64 } from '../arena/record.js';
+import { M64_WRITE_STAMP } from '../arena/shard-meta.js';
+import { WEAK_MEMORY_ORDER } from '../arena/shard-lock.js';
 
 /** Nodes a value may have to be kept frozen (bounds the cost of shared or deep structures). */
 const FREEZE_BUDGET = 4096;
@@ -43,50 +46,94 @@ export const NEAR_MAX_VALUE_BYTES = 16 * 1024;
 /** Doorkeeper bits per near-cache entry. */
 const DOORKEEPER_BITS_PER_ENTRY = 8;
 
-class NearEntry extends RecordStamp {
-  constructor(key) {
-    super(null, 0, 0, 0, 0);
-    this.key = key;
-    /** A string or a frozen object. */
-    this.value = undefined;
-    this.used = false;
-  }
-}
+// Each entry's fields, HOT_FIELDS float64s in NearCache.hot (64 bytes: a
+// hit reads one cache line of it).
+const HOT_FIELDS = 8;
+/** The shard's write count its last full check vouched for (STAMP_HOLDS: none). */
+const HOT_WRITES = 0;
+const HOT_EXPIRES_AT = 1;
+const HOT_SHARD = 2;
+/** USED and TOUCHABLE bits. */
+const HOT_FLAGS = 3;
+// The stamp (see RecordStamp): slot word, pointer, float64 index of the record's stamp, stamp.
+const HOT_WORD = 4;
+const HOT_POINTER = 5;
+const HOT_STAMP_INDEX = 6;
+const HOT_STAMP = 7;
+/** A hit since the CLOCK hand last passed. */
+const USED = 1;
+/** Another use may still count in the arena (see Shard.touchAt). */
+const TOUCHABLE = 2;
+/** Entries `hot` has room for at first; it doubles as the near cache fills. */
+const INITIAL_ENTRIES = 1024;
 
 export class NearCache {
   /**
    * @param {number} capacity entries kept (> 0)
-   * @param {import('../arena/clock.js').Clock} clock the arena's, for expiry
+   * @param {import('../arena/arena.js').Arena} arena the arena values come
+   *   from (its clock for expiry, its shards)
    * @param {boolean} plainObjects whether the codec decodes to data properties
    *   only (the built-in one), which spares the freezing check a property
    *   descriptor per property
    */
-  constructor(capacity, clock, plainObjects) {
+  constructor(capacity, arena, plainObjects) {
     this.capacity = capacity;
-    this.clock = clock;
+    this.clock = arena.clock;
+    this.shards = arena.shards;
+    /** Each shard's meta line as float64s (its write count), by shard index. */
+    this.shardWords = arena.shards.map((shard) => shard.meta64);
     this.plainObjects = plainObjects;
     const doorkeeperWords = Math.max(32, Math.ceil((capacity * DOORKEEPER_BITS_PER_ENTRY) / 32));
     this.doorkeeper = new Int32Array(2 ** Math.ceil(Math.log2(doorkeeperWords)));
     this.doorkeeperMask = this.doorkeeper.length - 1;
     /** Keys the doorkeeper has noted since it was last cleared. */
     this.doorkeeperNoted = 0;
-    /** @type {Map<string, NearEntry>} */
-    this.entries = new Map();
-    /** @type {NearEntry[]} */
-    this.ring = [];
+    // Entries are columns, not objects: a hit reads the Map, one line of
+    // `hot` and the value's slot in `values`, all dense. Entry objects,
+    // allocated one by one between the values they keep, spread hits over
+    // the whole heap: with 4 KiB strings, a hit then cost 2.5 times more.
+    /** @type {Map<string, number>} key -> entry index */
+    this.indexes = new Map();
+    /** Keys by entry index (undefined: forgotten by delete()). */
+    this.keys = [];
+    /** Strings and frozen objects, by entry index. */
+    this.values = [];
+    this.hot = new Float64Array(HOT_FIELDS * Math.min(capacity, INITIAL_ENTRIES));
+    /** The CLOCK hand, an entry index. */
     this.hand = 0;
-    /** The entry that answered the last get(), null if it was not a hit here (see lastStamp()). */
-    this.lastHit = null;
+    /** The entry that answered the last get(), -1 if it was not a hit here (see lastStamp()). */
+    this.lastHit = -1;
   }
 
   /** The value kept for `key` if it still holds, else undefined (then the caller reads the arena). */
   get(key) {
-    const entry = this.entries.get(key);
-    if (entry === undefined || !entry.holds(this.clock)) return undefined;
-    this.lastHit = entry;
-    entry.used = true;
-    entry.touch();
-    return entry.value;
+    const index = this.indexes.get(key);
+    if (index === undefined) return undefined;
+    const hot = this.hot;
+    const h = index * HOT_FIELDS;
+    if (WEAK_MEMORY_ORDER || this.shardWords[hot[h + HOT_SHARD]][M64_WRITE_STAMP] !== hot[h + HOT_WRITES]) {
+      const writes = checkStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_WORD], hot[h + HOT_POINTER], hot[h + HOT_STAMP_INDEX], hot[h + HOT_STAMP]);
+      if (writes === STAMP_GONE) return undefined;
+      hot[h + HOT_WRITES] = writes;
+      // A write of the shard may have lowered the entry's use count.
+      hot[h + HOT_FLAGS] = hot[h + HOT_FLAGS] | TOUCHABLE;
+    }
+    const expiresAt = hot[h + HOT_EXPIRES_AT];
+    if (expiresAt !== 0 && expiresAt <= this.clock.now()) return undefined;
+    this.lastHit = index;
+    if (hot[h + HOT_FLAGS] !== USED) this.#use(h);
+    return this.values[index];
+  }
+
+  /** Marks the entry at `h` used, for this CLOCK and, while it may count, for the arena's policy. */
+  #use(h) {
+    const hot = this.hot;
+    let flags = hot[h + HOT_FLAGS] | USED;
+    if ((flags & TOUCHABLE) !== 0) {
+      const offset = (hot[h + HOT_POINTER] - 1) * 8;
+      if (!this.shards[hot[h + HOT_SHARD]].touchAt(hot[h + HOT_WORD] >>> 1, offset)) flags &= ~TOUCHABLE;
+    }
+    hot[h + HOT_FLAGS] = flags;
   }
 
   /**
@@ -100,13 +147,22 @@ export class NearCache {
   keep(key, hash, arena, value, storedBytes) {
     // undefined: the codec read a miss (see codec.js); nothing to keep.
     if (value === undefined || storedBytes > NEAR_MAX_VALUE_BYTES || value instanceof Uint8Array) return value;
-    let entry = this.entries.get(key);
-    if (entry === undefined && !this.#admit(hash)) return value;
+    let index = this.indexes.get(key);
+    if (index === undefined && !this.#admit(hash)) return value;
     if (typeof value !== 'string' && !deepFreeze(value, this.plainObjects)) return value;
-    if (entry === undefined) entry = this.#entryFor(key);
-    entry.set(arena.readShard, arena.lastSlot, arena.lastOffset, arena.lastStamp, arena.lastExpiresAt);
-    entry.value = value;
-    entry.used = false;
+    if (index === undefined) index = this.#entryFor(key);
+    this.values[index] = value;
+    const hot = this.hot;
+    const h = index * HOT_FIELDS;
+    const offset = arena.lastOffset;
+    hot[h + HOT_WRITES] = STAMP_HOLDS;
+    hot[h + HOT_EXPIRES_AT] = arena.lastExpiresAt;
+    hot[h + HOT_SHARD] = arena.readShard.index;
+    hot[h + HOT_FLAGS] = TOUCHABLE;
+    hot[h + HOT_WORD] = 2 * arena.lastSlot;
+    hot[h + HOT_POINTER] = offset / 8 + 1;
+    hot[h + HOT_STAMP_INDEX] = (offset >>> 3) + STAMP_F64;
+    hot[h + HOT_STAMP] = arena.lastStamp;
     return value;
   }
 
@@ -128,46 +184,58 @@ export class NearCache {
 
   /** The stamp of the entry that answered the last get() (entries are reused: a copy). */
   lastStamp() {
-    const hit = this.lastHit;
-    return new RecordStamp(hit.shard, hit.word >>> 1, hit.offset, hit.stamp, hit.expiresAt);
+    const hot = this.hot;
+    const h = this.lastHit * HOT_FIELDS;
+    const offset = (hot[h + HOT_POINTER] - 1) * 8;
+    return new RecordStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_WORD] >>> 1, offset, hot[h + HOT_STAMP], hot[h + HOT_EXPIRES_AT]);
   }
 
   /** Forgets `key` (this instance deleted it: its entry can only miss now). */
   delete(key) {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
-    this.entries.delete(key);
-    entry.key = undefined;
-    entry.value = undefined;
+    const index = this.indexes.get(key);
+    if (index === undefined) return;
+    this.indexes.delete(key);
+    this.keys[index] = undefined;
+    this.values[index] = undefined;
   }
 
   clear() {
-    this.entries.clear();
-    this.ring = [];
+    this.indexes.clear();
+    this.keys = [];
+    this.values = [];
+    this.hot = new Float64Array(HOT_FIELDS * Math.min(this.capacity, INITIAL_ENTRIES));
     this.hand = 0;
+    this.lastHit = -1;
   }
 
-  /** An entry for a new key: a new one until the capacity is reached, then the one CLOCK evicts. */
+  /** An entry index for a new key: a new one until the capacity is reached, then the one CLOCK evicts. */
   #entryFor(key) {
-    const ring = this.ring;
-    let entry;
-    if (ring.length < this.capacity) {
-      entry = new NearEntry(key);
-      ring.push(entry);
+    const keys = this.keys;
+    let index;
+    if (keys.length < this.capacity) {
+      index = keys.length;
+      keys.push(key);
+      this.values.push(undefined);
+      if (this.hot.length < keys.length * HOT_FIELDS) {
+        const grown = new Float64Array(Math.min(this.capacity, 2 * keys.length) * HOT_FIELDS);
+        grown.set(this.hot);
+        this.hot = grown;
+      }
     } else {
+      const hot = this.hot;
       let hand = this.hand;
       // Entries forgotten by delete() have no key: reuse them first.
-      while (ring[hand].used && ring[hand].key !== undefined) {
-        ring[hand].used = false;
-        if (++hand === ring.length) hand = 0;
+      while ((hot[hand * HOT_FIELDS + HOT_FLAGS] & USED) !== 0 && keys[hand] !== undefined) {
+        hot[hand * HOT_FIELDS + HOT_FLAGS] &= ~USED;
+        if (++hand === keys.length) hand = 0;
       }
-      entry = ring[hand];
-      this.hand = hand + 1 === ring.length ? 0 : hand + 1;
-      if (entry.key !== undefined) this.entries.delete(entry.key);
-      entry.key = key;
+      index = hand;
+      this.hand = hand + 1 === keys.length ? 0 : hand + 1;
+      if (keys[index] !== undefined) this.indexes.delete(keys[index]);
+      keys[index] = key;
     }
-    this.entries.set(key, entry);
-    return entry;
+    this.indexes.set(key, index);
+    return index;
   }
 }
 

@@ -146,7 +146,7 @@ export class SharedCache {
       outbox = Outbox.create();
       nearCache = resolved.nearCache;
     }
-    if (nearCache > 0) this.#near = new NearCache(nearCache, arena.clock, codec === msgpackCodec);
+    if (nearCache > 0) this.#near = new NearCache(nearCache, arena, codec === msgpackCodec);
     const header = arena.header;
     this.#arena = arena;
     // The default codec keeps its structures in the arena: one binding per instance.
@@ -237,7 +237,7 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const arena = this.#arena;
-    if (near !== null) near.lastHit = null;
+    if (near !== null) near.lastHit = -1;
     const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
     if (stored === undefined) return stored;
     const value = arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
@@ -246,7 +246,7 @@ export class SharedCache {
 
   [kReadStamp]() {
     const near = this.#near;
-    return near !== null && near.lastHit !== null ? near.lastStamp() : this.#arena.readStamp();
+    return near !== null && near.lastHit !== -1 ? near.lastStamp() : this.#arena.readStamp();
   }
 
   [kStampsHold](a, b) {
