@@ -4,6 +4,7 @@
       "target_name": "arenacache",
       "sources": [
         "src/native/addon.cc",
+        "src/native/arguments.cc",
         "src/native/beneath.cc",
         "src/native/dir_exchange.cc",
         "src/native/errors.cc",

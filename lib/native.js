@@ -6,7 +6,8 @@
 // the addon throw ERR_NATIVE_UNAVAILABLE with the reason recorded here.
 //
 // Every wrapper below checks its arguments, so the C++ side sees only
-// validated values.
+// validated values. The addon checks them again (src/native/arguments.h)
+// for callers of the raw binary; these checks give the messages users see.
 
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <string>
 
+#include "arguments.h"
 #include "errors.h"
 
 #ifndef RENAME_NOREPLACE
@@ -60,6 +61,12 @@ int CreateProbe(const std::string& dir, const char* suffix, std::string& path) {
   }
 }
 
+// The two paths of exchangePaths and renameNoReplace; false with an exception thrown.
+bool TwoPaths(const Napi::CallbackInfo& info, const char* signature, std::string* a, std::string* b) {
+  Arguments args(info, signature);
+  return args.Count(2) && args.Path(args.At(0, "a"), a) && args.Path(args.At(1, "b"), b);
+}
+
 }  // namespace
 
 void DirExchange::Init(Napi::Env env, Napi::Object exports) {
@@ -68,19 +75,20 @@ void DirExchange::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probeReflink", Napi::Function::New(env, ProbeReflink, "probeReflink"));
 }
 
-// Arguments are validated in lib/native.js.
 Napi::Value DirExchange::ExchangePaths(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const std::string a = info[0].As<Napi::String>().Utf8Value();
-  const std::string b = info[1].As<Napi::String>().Utf8Value();
+  std::string a;
+  std::string b;
+  if (!TwoPaths(info, "exchangePaths(a, b)", &a, &b)) return env.Undefined();
   if (RenameAt2(a, b, RENAME_EXCHANGE) != 0) return ThrowFs(env, errno, "renameat2", a, b);
   return env.Undefined();
 }
 
 Napi::Value DirExchange::RenameNoReplace(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const std::string a = info[0].As<Napi::String>().Utf8Value();
-  const std::string b = info[1].As<Napi::String>().Utf8Value();
+  std::string a;
+  std::string b;
+  if (!TwoPaths(info, "renameNoReplace(a, b)", &a, &b)) return env.Undefined();
   if (RenameAt2(a, b, RENAME_NOREPLACE) == 0) return Napi::Boolean::New(env, true);
   const int error = errno;
   if (error == EEXIST) return Napi::Boolean::New(env, false);
@@ -105,7 +113,10 @@ Napi::Value DirExchange::RenameNoReplace(const Napi::CallbackInfo& info) {
 
 Napi::Value DirExchange::ProbeReflink(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const std::string dir = info[0].As<Napi::String>().Utf8Value();
+  Arguments args(info, "probeReflink(dir)");
+  std::string dir;
+  // Never empty: ProbeName reads its last character.
+  if (!args.Count(1) || !args.Path(args.At(0, "dir"), &dir)) return env.Undefined();
   std::string srcPath;
   std::string dstPath;
   const int src = CreateProbe(dir, "-src", srcPath);

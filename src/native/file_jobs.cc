@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "arguments.h"
 #include "columns.h"
 #include "errors.h"
 #include "beneath.h"
@@ -185,17 +186,41 @@ struct timespec TimeOf(double seconds, uint32_t nanoseconds) {
   return t;
 }
 
+// The TypedArray type that holds T.
 template <typename T>
-std::vector<T> CopyColumn(Napi::Object jobs, const char* name) {
-  Napi::TypedArrayOf<T> column = jobs.Get(name).As<Napi::TypedArrayOf<T>>();
-  return std::vector<T>(column.Data(), column.Data() + column.ElementLength());
+constexpr napi_typedarray_type ArrayType();
+template <>
+constexpr napi_typedarray_type ArrayType<uint8_t>() { return napi_uint8_array; }
+template <>
+constexpr napi_typedarray_type ArrayType<uint32_t>() { return napi_uint32_array; }
+template <>
+constexpr napi_typedarray_type ArrayType<double>() { return napi_float64_array; }
+
+// Copies the column jobs[name], a `type` of `count` elements: a copy,
+// because JavaScript may change or detach its arrays while the threads run
+// (and a getter read after this one may detach it before then).
+template <typename T>
+bool CopyColumn(Arguments& args, const Arguments::Value& jobs, const char* name, const char* type, size_t count,
+                std::vector<T>* out) {
+  Arguments::Value column;
+  if (!args.Get(jobs, name, &column)) return false;
+  void* data = nullptr;
+  size_t length = 0;
+  const std::string what = std::string("a ") + type + " of " + std::to_string(count) + " numbers";
+  if (!args.TypedArray(column, ArrayType<T>(), static_cast<int64_t>(count), what, &data, &length)) return false;
+  out->assign(static_cast<T*>(data), static_cast<T*>(data) + length);
+  return true;
 }
 
-std::vector<std::string> CopyStrings(Napi::Object jobs, const char* name) {
-  Napi::Array column = jobs.Get(name).As<Napi::Array>();
-  std::vector<std::string> strings(column.Length());
-  for (uint32_t i = 0; i < strings.size(); i++) strings[i] = column.Get(i).As<Napi::String>().Utf8Value();
-  return strings;
+// Copies the column jobs[name], an array of `count` strings.
+bool CopyStrings(Arguments& args, const Arguments::Value& jobs, const char* name, size_t count,
+                 std::vector<std::string>* out) {
+  Arguments::Value column;
+  uint32_t length = 0;
+  const std::string what = "an array of " + std::to_string(count) + " strings";
+  if (!args.Get(jobs, name, &column) || !args.Array(column, what.c_str(), &length)) return false;
+  if (length != count) return args.Fail(true, column, what);
+  return args.Strings(column, length, "a string", out);
 }
 
 }  // namespace
@@ -250,41 +275,133 @@ void FileJobs::Init(Napi::Env env, Napi::Object exports) {
 
 Napi::Value FileJobs::RunFileJobs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* worker = new FileJobs(env, info[0].As<Napi::Object>(), info[1].As<Napi::Object>(), info[2]);
-  if (env.IsExceptionPending()) {
+  Arguments args(info, "runFileJobs(jobs, options[, onProgress])");
+  const Arguments::Value jobs = args.At(0, "jobs");
+  const Arguments::Value options = args.At(1, "options");
+  bool progress = false;
+  if (!args.Count(2, 3) || !args.Object(jobs, "an object of job columns") ||
+      !args.Object(options, "an object of options") || !args.Function(args.At(2, "onProgress"), true, &progress)) {
+    return env.Undefined();
+  }
+  auto* worker = new FileJobs(env);
+  if (!worker->Parse(args, jobs, options) || (progress && !worker->StartProgress(env, info[2].As<Napi::Function>()))) {
     delete worker;
     return env.Undefined();
   }
-  Napi::Promise promise = worker->deferred_.Promise();
+  // Made only now: a promise made before a check failed would never settle.
+  napi_value promise = nullptr;
+  if (napi_create_promise(env, &worker->deferred_, &promise) != napi_ok) {
+    delete worker;
+    return env.Undefined();
+  }
   worker->Queue();
-  return promise;
+  return Napi::Value(env, promise);
 }
 
-// Arguments are checked by lib/native.js: every column has one entry per job.
-FileJobs::FileJobs(Napi::Env env, Napi::Object jobs, Napi::Object options, Napi::Value onProgress)
-    : Napi::AsyncWorker(env, "arenacache:runFileJobs"), deferred_(Napi::Promise::Deferred::New(env)) {
-  ops_ = CopyColumn<uint8_t>(jobs, "ops");
-  count_ = ops_.size();
-  srcs_ = CopyStrings(jobs, "srcs");
-  dsts_ = CopyStrings(jobs, "dsts");
-  offsets_ = CopyColumn<double>(jobs, "offsets");
-  lengths_ = CopyColumn<double>(jobs, "lengths");
-  modes_ = CopyColumn<uint32_t>(jobs, "modes");
-  atimeSec_ = CopyColumn<double>(jobs, "atimeSec");
-  atimeNsec_ = CopyColumn<uint32_t>(jobs, "atimeNsec");
-  mtimeSec_ = CopyColumn<double>(jobs, "mtimeSec");
-  mtimeNsec_ = CopyColumn<uint32_t>(jobs, "mtimeNsec");
-  if (jobs.Get("expected").IsTypedArray()) expected_ = CopyColumn<uint8_t>(jobs, "expected");
+FileJobs::FileJobs(Napi::Env env) : Napi::AsyncWorker(env, "arenacache:runFileJobs") {}
 
-  threads_ = options.Get("threads").As<Napi::Number>().Uint32Value();
-  reflink_ = options.Get("reflink").As<Napi::Boolean>().Value();
-  copyFileRange_ = options.Get("copyFileRange").As<Napi::Boolean>().Value();
-  hash_ = options.Get("hash").As<Napi::Boolean>().Value();
-  checkExpected_ = options.Get("checkExpected").As<Napi::Boolean>().Value();
-  packPath_ = options.Get("packPath").As<Napi::String>().Utf8Value();
-  packOffset_ = static_cast<uint64_t>(options.Get("packOffset").As<Napi::Number>().Int64Value());
-  retries_ = options.Get("retries").As<Napi::Number>().Int32Value();
-  sourceRoot_ = options.Get("sourceRoot").As<Napi::String>().Utf8Value();
+// What lib/native.js checks, checked again on the copies the threads will
+// use: a column shorter than ops would be read past its end, a NaN or
+// negative offset converted to an integer undefined, a missing expected
+// hash compared out of bounds.
+bool FileJobs::Parse(Arguments& args, const Arguments::Value& jobs, const Arguments::Value& options) {
+  Arguments::Value ops;
+  void* data = nullptr;
+  if (!args.Get(jobs, "ops", &ops) || !args.TypedArray(ops, napi_uint8_array, -1, "a Uint8Array", &data, &count_)) {
+    return false;
+  }
+  ops_.assign(static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + count_);
+  const size_t n = count_;
+  if (!CopyStrings(args, jobs, "srcs", n, &srcs_) || !CopyStrings(args, jobs, "dsts", n, &dsts_) ||
+      !CopyColumn(args, jobs, "offsets", "Float64Array", n, &offsets_) ||
+      !CopyColumn(args, jobs, "lengths", "Float64Array", n, &lengths_) ||
+      !CopyColumn(args, jobs, "modes", "Uint32Array", n, &modes_) ||
+      !CopyColumn(args, jobs, "atimeSec", "Float64Array", n, &atimeSec_) ||
+      !CopyColumn(args, jobs, "atimeNsec", "Uint32Array", n, &atimeNsec_) ||
+      !CopyColumn(args, jobs, "mtimeSec", "Float64Array", n, &mtimeSec_) ||
+      !CopyColumn(args, jobs, "mtimeNsec", "Uint32Array", n, &mtimeNsec_)) {
+    return false;
+  }
+  const std::string expectedWhat = "a Uint8Array of " + std::to_string(Sha256::kSize * n) + " bytes (32 per job)";
+  Arguments::Value expected;
+  if (!args.Get(jobs, "expected", &expected)) return false;
+  napi_valuetype expectedType = napi_undefined;
+  napi_typeof(args.Env(), expected.value, &expectedType);
+  if (expectedType != napi_undefined) {
+    size_t length = 0;
+    if (!args.TypedArray(expected, napi_uint8_array, static_cast<int64_t>(Sha256::kSize * n), expectedWhat, &data,
+                         &length)) {
+      return false;
+    }
+    expected_.assign(static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + length);
+  }
+
+  for (size_t i = 0; i < n; i++) {
+    // Named only for a message: per job, the name would cost more than the check.
+    const auto at = [i](const std::string& column) { return "jobs." + column + "[" + std::to_string(i) + "]"; };
+    const uint8_t op = ops_[i];
+    if (op < kOpClone || op > kOpHash) {
+      return args.FailNumber(true, 0, at("ops"), "1 (clone), 2 (pack), 3 (extract) or 4 (hash)", op);
+    }
+    static const char* const path = "a non-empty string without NUL bytes";
+    if (srcs_[i].empty() || srcs_[i].find('\0') != std::string::npos) {
+      return args.FailString(true, 0, at("srcs"), path, srcs_[i]);
+    }
+    if (op == kOpClone || op == kOpExtract) {
+      if (dsts_[i].empty() || dsts_[i].find('\0') != std::string::npos) {
+        return args.FailString(true, 0, at("dsts"), path, dsts_[i]);
+      }
+      // true (an exception thrown) when a time of the job is wrong.
+      const auto badTime = [&](const std::string& name, double seconds, uint32_t nanoseconds) {
+        if (!IsSafeInteger(seconds)) return !args.FailNumber(true, 0, at(name + "Sec"), "an integer", seconds);
+        if (nanoseconds <= 999999999) return false;
+        return !args.FailNumber(true, 0, at(name + "Nsec"), "an integer from 0 to 999999999", nanoseconds);
+      };
+      if (badTime("atime", atimeSec_[i], atimeNsec_[i]) || badTime("mtime", mtimeSec_[i], mtimeNsec_[i])) return false;
+    } else if (dsts_[i].find('\0') != std::string::npos) {
+      return args.FailString(true, 0, at("dsts"), "a string without NUL bytes", dsts_[i]);
+    }
+    if (op == kOpExtract || op == kOpHash) {
+      if (!IsSafeInteger(offsets_[i]) || offsets_[i] < 0) {
+        return args.FailNumber(true, 0, at("offsets"), "a non-negative integer", offsets_[i]);
+      }
+      // HASH takes a negative length for "the whole file".
+      if (!IsSafeInteger(lengths_[i]) || (op == kOpExtract && lengths_[i] < 0)) {
+        return args.FailNumber(true, 0, at("lengths"),
+                               op == kOpExtract ? "a non-negative integer" : "an integer (negative: the whole file)",
+                               lengths_[i]);
+      }
+    }
+  }
+
+  Arguments::Value value;
+  const auto option = [&](const char* name) { return args.Get(options, name, &value); };
+  if (!option("threads") || !args.Integer(value, 1, 64, &threads_) || !option("reflink") ||
+      !args.Boolean(value, &reflink_) || !option("copyFileRange") || !args.Boolean(value, &copyFileRange_) ||
+      !option("hash") || !args.Boolean(value, &hash_) || !option("checkExpected") ||
+      !args.Boolean(value, &checkExpected_) || !option("packPath") || !args.Text(value, &packPath_)) {
+    return false;
+  }
+  const Arguments::Value packPath = value;
+  if (!option("packOffset") ||
+      !args.Integer(value, 0, kMaxSafeInteger, &packOffset_, "a non-negative integer") ||
+      !option("retries") || !args.Integer(value, 0, 10, &retries_) || !option("sourceRoot") ||
+      !args.Text(value, &sourceRoot_)) {
+    return false;
+  }
+  if (packPath_.empty() && std::find(ops_.begin(), ops_.end(), kOpPack) != ops_.end()) {
+    return args.Fail(true, packPath, "a non-empty string when jobs include op 2 (pack)");
+  }
+  if (checkExpected_ && expectedType == napi_undefined) return args.Fail(false, expected, expectedWhat);
+  if (!sourceRoot_.empty()) {
+    for (size_t i = 0; i < n; i++) {
+      // Sources beneath the root are relative to it (extractions read packs, named in full).
+      if (ops_[i] != kOpExtract && srcs_[i][0] == '/') {
+        return args.FailString(true, 0, "jobs.srcs[" + std::to_string(i) + "]",
+                               "a path relative to options.sourceRoot", srcs_[i]);
+      }
+    }
+  }
 
   engines_.assign(count_, 0);
   flags_.assign(count_, 0);
@@ -296,20 +413,21 @@ FileJobs::FileJobs(Napi::Env env, Napi::Object jobs, Napi::Object options, Napi:
   errorOnDst_.assign(count_, 0);
   fallbackErrnos_.assign(count_, 0);
   stats_.Reset(count_);
+  return true;
+}
 
-  if (onProgress.IsFunction()) {
-    Napi::Function callback = onProgress.As<Napi::Function>();
-    progressCallback_ = Napi::Persistent(callback);
-    progressContext_ = new ProgressContext();
-    progress_ = ProgressFunction::New(env, callback, "arenacache:runFileJobs:progress", 0, 1, progressContext_,
-                                      [](Napi::Env, void*, ProgressContext* context) { delete context; });
-    if (env.IsExceptionPending()) {
-      delete progressContext_;
-      progressContext_ = nullptr;
-      return;
-    }
-    progressReleased_ = false;
+bool FileJobs::StartProgress(Napi::Env env, Napi::Function callback) {
+  progressCallback_ = Napi::Persistent(callback);
+  progressContext_ = new ProgressContext();
+  progress_ = ProgressFunction::New(env, callback, "arenacache:runFileJobs:progress", 0, 1, progressContext_,
+                                    [](Napi::Env, void*, ProgressContext* context) { delete context; });
+  if (env.IsExceptionPending()) {
+    delete progressContext_;
+    progressContext_ = nullptr;
+    return false;
   }
+  progressReleased_ = false;
+  return true;
 }
 
 FileJobs::~FileJobs() {
@@ -754,7 +872,7 @@ void FileJobs::OnOK() {
     progressReleased_ = true;
   }
   if (runError_ != 0) {
-    deferred_.Reject(FsError(env, runError_, runSyscall_, runPath_).Value());
+    napi_reject_deferred(env, deferred_, FsError(env, runError_, runSyscall_, runPath_).Value());
     return;
   }
 
@@ -779,7 +897,7 @@ void FileJobs::OnOK() {
   stats_.Export(env, result);
   result.Set("packEnd", Napi::Number::New(env, static_cast<double>(packEnd_.load())));
   result.Set("bytes", Napi::Number::New(env, static_cast<double>(doneBytes_.load())));
-  deferred_.Resolve(result);
+  napi_resolve_deferred(env, deferred_, result);
 }
 
 }  // namespace arenacache

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "columns.h"
 #include "sha256.h"
 
@@ -39,7 +40,7 @@ class FileJobs : public Napi::AsyncWorker {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
 
-  FileJobs(Napi::Env env, Napi::Object jobs, Napi::Object options, Napi::Value onProgress);
+  explicit FileJobs(Napi::Env env);
   ~FileJobs() override;
 
   void Execute() override;
@@ -78,9 +79,13 @@ class FileJobs : public Napi::AsyncWorker {
   };
 
  private:
-  // runFileJobs(jobs, options, onProgress) -> Promise<results> (the columns
-  // are described in lib/native.js, which checks every argument).
+  // runFileJobs(jobs, options[, onProgress]) -> Promise<results> (the
+  // columns are described in lib/native.js, which checks every argument).
   static Napi::Value RunFileJobs(const Napi::CallbackInfo& info);
+  // Copies the jobs and options into the run and checks them again (false
+  // with an exception pending when one is wrong or a getter threw).
+  bool Parse(Arguments& args, const Arguments::Value& jobs, const Arguments::Value& options);
+  bool StartProgress(Napi::Env env, Napi::Function callback);
 
   // Writes the thread's batch of packed files at a range reserved for it;
   // if that fails, every job in the batch fails with the error.
@@ -149,7 +154,7 @@ class FileJobs : public Napi::AsyncWorker {
   StatColumns stats_;  // each source's fstat after its job
 
   // The run.
-  Napi::Promise::Deferred deferred_;
+  napi_deferred deferred_ = nullptr;
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};
   std::atomic<uint64_t> doneBytes_{0};

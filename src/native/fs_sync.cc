@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "arguments.h"
 #include "errors.h"
 
 namespace arenacache {
@@ -14,7 +15,10 @@ void FsSync::Init(Napi::Env env, Napi::Object exports) {
 }
 
 Napi::Value FsSync::SyncFilesystem(const Napi::CallbackInfo& info) {
-  auto* worker = new FsSync(info.Env(), info[0].As<Napi::String>().Utf8Value());
+  Arguments args(info, "syncFilesystem(path)");
+  std::string path;
+  if (!args.Count(1) || !args.Path(args.At(0, "path"), &path)) return info.Env().Undefined();
+  auto* worker = new FsSync(info.Env(), std::move(path));
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();
   return promise;

@@ -23,8 +23,8 @@ class FsSync : public Napi::AsyncWorker {
 
  private:
   // syncFilesystem(path) -> Promise<undefined>; `path` is a directory on the
-  // filesystem to flush (checked by lib/native.js). Rejects with a
-  // node:fs-shaped error.
+  // filesystem to flush (checked by lib/native.js, and by arguments.h
+  // here). Rejects with a node:fs-shaped error.
   static Napi::Value SyncFilesystem(const Napi::CallbackInfo& info);
 
   Napi::Promise::Deferred deferred_;

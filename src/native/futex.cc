@@ -10,17 +10,29 @@
 #include <cstdint>
 #include <ctime>
 
+#include "arguments.h"
 #include "errors.h"
 
 namespace arenacache {
 
 namespace {
 
-// The address of element `index` of an Int32Array (validated in lib/native.js).
-int32_t* WordAt(const Napi::CallbackInfo& info) {
-  Napi::Int32Array array = info[0].As<Napi::Int32Array>();
-  const size_t index = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
-  return array.Data() + index;
+// The address of element `index` of the Int32Array argument 0, or null
+// (an exception thrown) when the array or the index is wrong. Any Int32Array
+// is memory the futex may use; an index outside it would not be.
+int32_t* WordAt(Arguments& args) {
+  void* data = nullptr;
+  size_t length = 0;
+  const Arguments::Value array = args.At(0, "array");
+  if (!args.TypedArray(array, napi_int32_array, -1, "a non-empty Int32Array", &data, &length)) return nullptr;
+  // Detached, or made empty: no word to wait on.
+  if (length == 0) {
+    args.Fail(true, array, "a non-empty Int32Array");
+    return nullptr;
+  }
+  size_t index = 0;
+  if (!args.Integer(args.At(1, "index"), 0, static_cast<int64_t>(length) - 1, &index)) return nullptr;
+  return static_cast<int32_t*>(data) + index;
 }
 
 }  // namespace
@@ -32,12 +44,20 @@ void Futex::Init(Napi::Env env, Napi::Object exports) {
 
 Napi::Value Futex::Wait(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  int32_t* word = WordAt(info);
-  const int32_t expected = info[2].As<Napi::Number>().Int32Value();
-  const double timeoutMs = info[3].As<Napi::Number>().DoubleValue();
+  Arguments args(info, "futexWait(array, index, expected, timeoutMs)");
+  if (!args.Count(4)) return env.Undefined();
+  int32_t* word = WordAt(args);
+  int32_t expected = 0;
+  // NaN and Infinity wait without bound, as with Atomics.wait.
+  double timeoutMs = 0;
+  if (word == nullptr || !args.Integer(args.At(2, "expected"), INT32_MIN, INT32_MAX, &expected) ||
+      !args.Number(args.At(3, "timeoutMs"), "a number of milliseconds", &timeoutMs)) {
+    return env.Undefined();
+  }
   struct timespec timeout;
   struct timespec* bound = nullptr;
-  if (std::isfinite(timeoutMs)) {
+  // Beyond 1e15 ms (31,000 years) a timespec could overflow: no bound either.
+  if (std::isfinite(timeoutMs) && timeoutMs <= 1e15) {
     const double ms = timeoutMs < 0 ? 0 : timeoutMs;
     timeout.tv_sec = static_cast<time_t>(ms / 1000);
     timeout.tv_nsec = static_cast<long>(std::fmod(ms, 1000.0) * 1e6);
@@ -53,8 +73,19 @@ Napi::Value Futex::Wait(const Napi::CallbackInfo& info) {
 
 Napi::Value Futex::Wake(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  int32_t* word = WordAt(info);
-  const double count = info[2].As<Napi::Number>().DoubleValue();
+  Arguments args(info, "futexWake(array, index, count)");
+  if (!args.Count(3)) return env.Undefined();
+  int32_t* word = WordAt(args);
+  if (word == nullptr) return env.Undefined();
+  static const char* const what = "a non-negative integer or Infinity";
+  const Arguments::Value countArg = args.At(2, "count");
+  double count = 0;
+  if (!args.Number(countArg, what, &count)) return env.Undefined();
+  // NaN, a negative or a fraction would reach the int conversion below undefined.
+  if (!(count >= 0) || (std::isfinite(count) && std::trunc(count) != count)) {
+    args.Fail(true, countArg, what);
+    return env.Undefined();
+  }
   const int n = count >= INT_MAX ? INT_MAX : static_cast<int>(count);
   const long rc = syscall(SYS_futex, word, FUTEX_WAKE, n, nullptr, nullptr, 0);
   if (rc < 0) return ThrowErrno(env, "futex(FUTEX_WAKE)", errno);

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "arguments.h"
 #include "errors.h"
 #include "external_shared_buffer.h"
 
@@ -97,15 +98,13 @@ void DeleteMapping(void* /*data*/, size_t /*length*/, void* hint) {
   delete mapping;
 }
 
-// The data pointer of a typed array (over an ArrayBuffer or a SharedArrayBuffer).
-void* ViewData(Napi::Env env, Napi::Value view) {
-  void* data = nullptr;
+// The data pointer of the Uint8Array argument 0 (the mapping it starts at,
+// if it is one), or false with a TypeError thrown. A detached view has no
+// data: it is no mapping.
+bool ViewArgument(const Napi::CallbackInfo& info, const char* signature, void** data) {
+  Arguments args(info, signature);
   size_t length = 0;
-  napi_typedarray_type type;
-  napi_value buffer;
-  size_t offset = 0;
-  if (napi_get_typedarray_info(env, view, &type, &length, &data, &buffer, &offset) != napi_ok) return nullptr;
-  return data;
+  return args.Count(1) && args.TypedArray(args.At(0, "view"), napi_uint8_array, -1, "a Uint8Array", data, &length);
 }
 
 Napi::Value OpenResult(Napi::Env env, int fd, bool created) {
@@ -115,7 +114,8 @@ Napi::Value OpenResult(Napi::Env env, int fd, bool created) {
   return result;
 }
 
-int FdArg(const Napi::CallbackInfo& info, size_t i) { return info[i].As<Napi::Number>().Int32Value(); }
+// A descriptor argument: any int32 >= 0 (EBADF is the kernel's to say).
+bool Fd(Arguments& args, size_t index, int* fd) { return args.Integer(args.At(index, "fd"), 0, INT32_MAX, fd); }
 
 class FlushWorker : public Napi::AsyncWorker {
  public:
@@ -177,11 +177,15 @@ void MappedFile::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("mappingFlush", Napi::Function::New(env, Flush, "mappingFlush"));
 }
 
-// Arguments are validated in lib/native.js.
 Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const std::string path = info[0].As<Napi::String>().Utf8Value();
-  const int createMode = info[1].As<Napi::Number>().Int32Value();
+  Arguments args(info, "fileOpen(path, createMode)");
+  std::string path;
+  int createMode = 0;
+  if (!args.Count(2) || !args.Path(args.At(0, "path"), &path) ||
+      !args.Integer(args.At(1, "createMode"), 0, 07777, &createMode)) {
+    return env.Undefined();
+  }
   const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
   for (;;) {
     int fd = open(path.c_str(), flags);
@@ -204,8 +208,11 @@ Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  Arguments args(info, "fileStat(fd)");
+  int fd = -1;
+  if (!args.Count(1) || !Fd(args, 0, &fd)) return env.Undefined();
   struct stat st;
-  if (fstat(FdArg(info, 0), &st) != 0) return ThrowErrno(env, "fstat", errno);
+  if (fstat(fd, &st) != 0) return ThrowErrno(env, "fstat", errno);
   Napi::Object result = Napi::Object::New(env);
   result.Set("size", Napi::Number::New(env, static_cast<double>(st.st_size)));
   result.Set("uid", Napi::Number::New(env, st.st_uid));
@@ -219,9 +226,14 @@ Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const int fd = FdArg(info, 0);
-  const int kind = info[1].As<Napi::Number>().Int32Value();
-  const bool wait = info[2].As<Napi::Boolean>().Value();
+  Arguments args(info, "fileLock(fd, kind, wait)");
+  int fd = -1;
+  int kind = 0;
+  bool wait = false;
+  if (!args.Count(3) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "kind"), 0, 2, &kind) ||
+      !args.Boolean(args.At(2, "wait"), &wait)) {
+    return env.Undefined();
+  }
   struct flock lock = {};
   lock.l_type = kind == 0 ? F_UNLCK : kind == 1 ? F_RDLCK : F_WRLCK;
   lock.l_whence = SEEK_SET;
@@ -237,8 +249,12 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const int fd = FdArg(info, 0);
-  const off_t size = static_cast<off_t>(info[1].As<Napi::Number>().Int64Value());
+  Arguments args(info, "fileResize(fd, size)");
+  int fd = -1;
+  off_t size = 0;
+  if (!args.Count(2) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 0, kMaxSafeInteger, &size)) {
+    return env.Undefined();
+  }
   if (ftruncate(fd, size) != 0) return ThrowErrno(env, "ftruncate", errno);
   // Reserve the blocks now: on tmpfs (/dev/shm) a sparse file would fault
   // with SIGBUS on first write once memory runs out.
@@ -249,9 +265,23 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const int fd = FdArg(info, 0);
-  const size_t length = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
-  const int populate = info[2].As<Napi::Number>().Int32Value();
+  Arguments args(info, "fileMap(fd, size, populate)");
+  int fd = -1;
+  size_t length = 0;
+  int populate = 0;
+  if (!args.Count(3) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length) ||
+      !args.Integer(args.At(2, "populate"), 0, 2, &populate)) {
+    return env.Undefined();
+  }
+  // Pages past the end of a file fault with SIGBUS when touched: a size
+  // beyond the file's would crash the process at its first read there.
+  struct stat st;
+  if (fstat(fd, &st) != 0) return ThrowErrno(env, "fstat", errno);
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < length) {
+    const std::string what = "at most the file's size, " + std::to_string(st.st_size) + " bytes";
+    args.Fail(true, args.At(1, "size"), what);
+    return env.Undefined();
+  }
   void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (address == MAP_FAILED) return ThrowErrno(env, "mmap", errno);
   // Fault the pages in now, so that first touches do not dominate the first
@@ -271,13 +301,18 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value MappedFile::Close(const Napi::CallbackInfo& info) {
-  if (close(FdArg(info, 0)) != 0) return ThrowErrno(info.Env(), "close", errno);
+  Arguments args(info, "fileClose(fd)");
+  int fd = -1;
+  if (!args.Count(1) || !Fd(args, 0, &fd)) return info.Env().Undefined();
+  if (close(fd) != 0) return ThrowErrno(info.Env(), "close", errno);
   return info.Env().Undefined();
 }
 
 Napi::Value MappedFile::Retain(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const uintptr_t address = reinterpret_cast<uintptr_t>(ViewData(env, info[0]));
+  void* data = nullptr;
+  if (!ViewArgument(info, "mappingRetain(view)", &data)) return env.Undefined();
+  const uintptr_t address = reinterpret_cast<uintptr_t>(data);
   {
     std::lock_guard<std::mutex> guard(registryMutex);
     auto found = registry.find(address);
@@ -290,7 +325,9 @@ Napi::Value MappedFile::Retain(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Release(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const uintptr_t address = reinterpret_cast<uintptr_t>(ViewData(env, info[0]));
+  void* data = nullptr;
+  if (!ViewArgument(info, "mappingRelease(view)", &data)) return env.Undefined();
+  const uintptr_t address = reinterpret_cast<uintptr_t>(data);
   EnvHolds* holds = HoldsOf(env);
   auto held = holds->counts.find(address);
   // Only what this thread holds can be given back from it.
@@ -303,7 +340,8 @@ Napi::Value MappedFile::Release(const Napi::CallbackInfo& info) {
 
 Napi::Value MappedFile::Flush(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  void* data = ViewData(env, info[0]);
+  void* data = nullptr;
+  if (!ViewArgument(info, "mappingFlush(view)", &data)) return env.Undefined();
   void* address = nullptr;
   size_t length = 0;
   int fd = -1;

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "arguments.h"
 #include "beneath.h"
 #include "errors.h"
 #include "node_stats.h"
@@ -610,11 +612,9 @@ void RootFiles::Init(Napi::Env env, Napi::Object exports) {
 
 Napi::Value RootFiles::CloseDescriptor(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsNumber()) {
-    Napi::TypeError::New(env, "closeDescriptor(fd): fd must be a number").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
-  const int fd = info[0].As<Napi::Number>().Int32Value();
+  Arguments args(info, "closeDescriptor(fd)");
+  int fd = -1;
+  if (!args.Count(1) || !args.Integer(args.At(0, "fd"), 0, INT32_MAX, &fd)) return env.Undefined();
   // Only what kOpen gave this environment: never the root, nor a descriptor of node's.
   if (!Forget(env, fd)) {
     FsError(env, EBADF, "close", std::string()).ThrowAsJavaScriptException();
@@ -626,37 +626,32 @@ Napi::Value RootFiles::CloseDescriptor(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-bool RootFiles::Parse(const Napi::CallbackInfo& info, Call* call) {
+bool RootFiles::Parse(const Napi::CallbackInfo& info, const char* signature, Call* call) {
   Napi::Env env = info.Env();
-  const bool typed = info.Length() >= 7 && info[0].IsNumber() && info[1].IsNumber() && info[2].IsString() &&
-                     info[3].IsString() && info[4].IsString() && info[5].IsNumber() && info[6].IsNumber();
-  if (!typed) {
-    Napi::TypeError::New(env, "rootFiles(op, rootFd, rootPath, path, dest, flags, mode[, data]): wrong argument types")
-        .ThrowAsJavaScriptException();
+  Arguments args(info, signature);
+  // The root's path names it in messages and places absolute links: it is
+  // absolute. `path` and `dest` are not checked for "..": leaving the root
+  // is what resolving beneath it refuses (ERR_PATH_OUTSIDE_ROOT).
+  static const char* const absolute = "an absolute path without NUL bytes";
+  const Arguments::Value rootPath = args.At(2, "rootPath");
+  if (!args.Count(7, 8) || !args.Integer(args.At(0, "op"), kOpen, kRewrite, &call->op) ||
+      !args.Integer(args.At(1, "rootFd"), 0, INT32_MAX, &call->root) ||
+      !args.Text(rootPath, &call->rootPath, absolute)) {
     return false;
   }
-  call->op = info[0].As<Napi::Number>().Int32Value();
-  call->root = info[1].As<Napi::Number>().Int32Value();
-  call->rootPath = info[2].As<Napi::String>().Utf8Value();
-  call->path = info[3].As<Napi::String>().Utf8Value();
-  call->dest = info[4].As<Napi::String>().Utf8Value();
-  call->flags = info[5].As<Napi::Number>().Int32Value();
-  call->mode = info[6].As<Napi::Number>().Int32Value();
-  // A NUL would end the path early in the system calls: refused, never cut.
-  const bool clean = call->path.find('\0') == std::string::npos && call->dest.find('\0') == std::string::npos &&
-                     call->rootPath.find('\0') == std::string::npos;
-  if (call->op < kOpen || call->op > kRewrite || call->root < 0 || call->mode < 0 || call->mode > 07777 || !clean) {
-    Napi::RangeError::New(env, "rootFiles: op, rootFd, mode or a path out of range").ThrowAsJavaScriptException();
+  if (call->rootPath.empty() || call->rootPath[0] != '/') return args.Fail(true, rootPath, absolute);
+  if (!args.Text(args.At(3, "path"), &call->path) || !args.Text(args.At(4, "dest"), &call->dest) ||
+      !args.Integer(args.At(5, "flags"), 0, INT32_MAX, &call->flags) ||
+      !args.Integer(args.At(6, "mode"), 0, 07777, &call->mode)) {
     return false;
   }
+  // Read by kStore and kRewrite only.
   if (call->op == kStore || call->op == kRewrite) {
-    if (info.Length() < 8 || !info[7].IsTypedArray() || info[7].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
-      Napi::TypeError::New(env, "rootFiles: data must be a Uint8Array").ThrowAsJavaScriptException();
+    void* data = nullptr;
+    if (!args.TypedArray(args.At(7, "data"), napi_uint8_array, -1, "a Uint8Array", &data, &call->inputLength)) {
       return false;
     }
-    Napi::Uint8Array bytes = info[7].As<Napi::Uint8Array>();
-    call->inputData = reinterpret_cast<const char*>(bytes.Data());
-    call->inputLength = bytes.ByteLength();
+    call->inputData = static_cast<const char*>(data);
   }
   if (napi_get_uv_event_loop(env, &call->loop) != napi_ok) {
     Napi::Error::New(env, "rootFiles: no event loop").ThrowAsJavaScriptException();
@@ -668,7 +663,7 @@ bool RootFiles::Parse(const Napi::CallbackInfo& info, Call* call) {
 Napi::Value RootFiles::CallSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Call call;
-  if (!Parse(info, &call)) return env.Undefined();
+  if (!Parse(info, "rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode[, data])", &call)) return env.Undefined();
   call.Run();
   if (call.error != 0) {
     Napi::Error(env, call.Failure(env)).ThrowAsJavaScriptException();
@@ -681,7 +676,7 @@ Napi::Value RootFiles::CallSync(const Napi::CallbackInfo& info) {
 Napi::Value RootFiles::CallAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Call call;
-  if (!Parse(info, &call)) return env.Undefined();
+  if (!Parse(info, "rootFiles(op, rootFd, rootPath, path, dest, flags, mode[, data])", &call)) return env.Undefined();
   // The data is copied: the caller's buffer may change while the write waits for a thread.
   if (call.inputData != nullptr) call.input.assign(call.inputData, call.inputData + call.inputLength);
   auto* worker = new RootFiles(env, std::move(call));

@@ -95,8 +95,8 @@ class RootFiles : public Napi::AsyncWorker {
   };
 
   // rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode, data) -> result (throws);
-  // rootFiles(...) -> Promise. Arguments are checked by lib/native.js; the
-  // types are checked here too, so a wrong call throws instead of crashing.
+  // rootFiles(...) -> Promise. Arguments are checked by lib/native.js, and
+  // by Parse too (arguments.h), so a wrong call throws instead of crashing.
   static Napi::Value CallSync(const Napi::CallbackInfo& info);
   static Napi::Value CallAsync(const Napi::CallbackInfo& info);
   // closeDescriptor(fd): closes a descriptor that kOpen gave this
@@ -104,7 +104,7 @@ class RootFiles : public Napi::AsyncWorker {
   // environment goes (a worker thread exits or is terminated) are closed
   // then, as node:fs does for the descriptors a worker opens.
   static Napi::Value CloseDescriptor(const Napi::CallbackInfo& info);
-  static bool Parse(const Napi::CallbackInfo& info, Call* call);
+  static bool Parse(const Napi::CallbackInfo& info, const char* signature, Call* call);
 
   RootFiles(Napi::Env env, Call&& call);
   ~RootFiles() override;

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <thread>
 
+#include "arguments.h"
 #include "columns.h"
 #include "errors.h"
 #include "beneath.h"
@@ -61,11 +62,24 @@ void TreeScan::Init(Napi::Env env, Napi::Object exports) {
 
 Napi::Value TreeScan::ScanTree(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Array names = info[1].As<Napi::Array>();
+  Arguments args(info, "scanTree(root, exclude)");
+  static const char* const name = "a file name: a non-empty string without '/' or NUL bytes";
+  std::string root;
+  const Arguments::Value names = args.At(1, "exclude");
+  uint32_t count = 0;
   std::vector<std::string> exclude;
-  exclude.reserve(names.Length());
-  for (uint32_t i = 0; i < names.Length(); i++) exclude.push_back(names.Get(i).As<Napi::String>().Utf8Value());
-  auto* worker = new TreeScan(env, info[0].As<Napi::String>().Utf8Value(), std::move(exclude));
+  if (!args.Count(2) || !args.Path(args.At(0, "root"), &root) ||
+      !args.Array(names, "an array of file names", &count) || !args.Strings(names, count, name, &exclude)) {
+    return env.Undefined();
+  }
+  // Refused as lib/native.js refuses them: no entry of the top level has such a name.
+  for (size_t i = 0; i < exclude.size(); i++) {
+    if (exclude[i].empty() || exclude[i].find_first_of(std::string("/\0", 2)) != std::string::npos) {
+      args.FailString(true, 1, "exclude[" + std::to_string(i) + "]", name, exclude[i]);
+      return env.Undefined();
+    }
+  }
+  auto* worker = new TreeScan(env, std::move(root), std::move(exclude));
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();
   return promise;

@@ -42,7 +42,7 @@ class TreeScan : public Napi::AsyncWorker {
  private:
   // scanTree(root, exclude) -> Promise<columns> (see lib/native.js),
   // rejecting with a node:fs-shaped error naming the full path. Arguments
-  // are checked by lib/native.js.
+  // are checked by lib/native.js, and here too (arguments.h).
   static Napi::Value ScanTree(const Napi::CallbackInfo& info);
 
   struct Node;
