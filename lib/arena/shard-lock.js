@@ -110,8 +110,9 @@ export class ShardLock {
    */
   release(shard, held, changed = true) {
     const meta = shard.meta;
-    // Before the sequence moves on, so that a reader who then finds it even
-    // also finds the new count (RecordStamp's one-load check relies on it).
+    // Inside the holding: a reader that noted the count before the holding
+    // began finds it moved once the holding's changes can be seen
+    // (RecordStamp's one-load check relies on it).
     if (changed && this.countsWrites) shard.meta64[M64_WRITE_STAMP]++;
     if (Atomics.compareExchange(meta, M_SEQ, held, (held + 1) | 0) !== held) {
       if (changed) this.lockWasTaken(shard);
