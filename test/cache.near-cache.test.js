@@ -68,6 +68,20 @@ test('values freezing cannot protect (Map, Set, Date, typed arrays, cycles) are 
   assert.equal(cache.stats().nearHits, 0);
 });
 
+test('a value that is not kept comes back wholly mutable, even the parts checked before what stopped the freezing', () => {
+  const cache = newCache();
+  cache.set('mixed', { first: { inner: [1, 2] }, then: { at: new Date(5) } });
+  for (let i = 0; i < 3; i++) {
+    const value = cache.get('mixed');
+    assert.equal(Object.isFrozen(value), false);
+    assert.equal(Object.isFrozen(value.first), false);
+    assert.equal(Object.isFrozen(value.first.inner), false);
+    value.first.inner.push(3);
+  }
+  assert.deepEqual(cache.get('mixed').first.inner, [1, 2]);
+  assert.equal(cache.stats().nearHits, 0);
+});
+
 test('with nearCache 0, every get returns a new, mutable value', () => {
   const cache = newCache({ nearCache: 0 });
   cache.set('user', { id: 1 });

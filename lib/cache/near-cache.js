@@ -247,11 +247,20 @@ export class NearCache {
  */
 export function deepFreeze(value, plainObjects) {
   if (value === null || typeof value !== 'object') return true;
-  const budget = { left: FREEZE_BUDGET, depth: 0 };
-  if (!(plainObjects ? freezableData(value, budget) : freezable(value, budget))) return false;
-  freezeAll(value);
-  return true;
+  budget.left = FREEZE_BUDGET;
+  budget.depth = 0;
+  const freezes = plainObjects ? freezableData(value) : freezable(value);
+  // Frozen only once the whole value passed: a value that is not kept goes
+  // back to its caller as it was decoded, mutable.
+  if (freezes) for (let i = 0; i < toFreeze.length; i++) Object.freeze(toFreeze[i]);
+  toFreeze.length = 0;
+  return freezes;
 }
+
+/** What deepFreeze() may still spend on the value it checks: nodes left, and the depth it is at. */
+const budget = { left: 0, depth: 0 };
+/** The objects of that value found so far (reused from call to call). */
+const toFreeze = [];
 
 function isPlain(object) {
   const prototype = Object.getPrototypeOf(object);
@@ -259,48 +268,40 @@ function isPlain(object) {
 }
 
 /** Whether a child value stops the freezing (a function) or needs a look of its own (an object not yet frozen). */
-function childFreezable(child, budget, check) {
+function childFreezable(child, check) {
   if (typeof child === 'function') return false;
   if (child === null || typeof child !== 'object' || Object.isFrozen(child)) return true;
   if (++budget.depth > FREEZE_DEPTH) return false;
-  const freezable = check(child, budget);
+  const freezable = check(child);
   budget.depth--;
   return freezable;
 }
 
-/** freezable() for objects made of data properties (no accessor can run or hide state). */
-function freezableData(object, budget) {
+/**
+ * freezable() for what the built-in codec decodes: plain objects with
+ * enumerable, string-keyed data properties (msgpack has no symbols,
+ * accessors or hidden properties), which for-in reaches without the
+ * allocations of a full property listing (those cost three times the decode).
+ */
+function freezableData(object) {
   if (--budget.left < 0 || !isPlain(object)) return false;
+  toFreeze.push(object);
   if (Array.isArray(object)) {
-    for (let i = 0; i < object.length; i++) if (!childFreezable(object[i], budget, freezableData)) return false;
+    for (let i = 0; i < object.length; i++) if (!childFreezable(object[i], freezableData)) return false;
     return true;
   }
-  for (const name in object) if (!childFreezable(object[name], budget, freezableData)) return false;
-  return Object.getOwnPropertySymbols(object).length === 0;
+  for (const name in object) if (!childFreezable(object[name], freezableData)) return false;
+  return true;
 }
 
-function freezable(object, budget) {
+function freezable(object) {
   if (--budget.left < 0 || !isPlain(object)) return false;
+  toFreeze.push(object);
   // Accessors could run code on every read and hide state freezing cannot reach.
   const descriptors = Object.getOwnPropertyDescriptors(object);
   for (const name of Reflect.ownKeys(descriptors)) {
     const descriptor = descriptors[name];
-    if (!('value' in descriptor) || !childFreezable(descriptor.value, budget, freezable)) return false;
+    if (!('value' in descriptor) || !childFreezable(descriptor.value, freezable)) return false;
   }
   return true;
-}
-
-function freezeAll(object) {
-  Object.freeze(object);
-  if (Array.isArray(object)) {
-    for (let i = 0; i < object.length; i++) {
-      const child = object[i];
-      if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeAll(child);
-    }
-    return;
-  }
-  for (const name of Reflect.ownKeys(object)) {
-    const child = object[name];
-    if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeAll(child);
-  }
 }
