@@ -42,16 +42,19 @@ export const STAMP_GONE = -2;
 export const STAMP_HOLDS = -1;
 
 /**
- * The full check of a stamp: whether slot word `word` of `shard` still
- * points at `pointer` (offset / 8 + 1) and the record there still bears
- * `stamp` (at float64 index `stampIndex`). Returns STAMP_GONE, or the
- * shard's write count the check vouches for (nothing in the shard changed
- * while the count keeps that value), or STAMP_HOLDS when it vouches for
- * none (a writer held the shard, or the CPU orders loads weakly).
+ * The full check of a stamp: whether dictionary slot `slot` of `shard` still
+ * points at the record at `offset` and that record still bears `stamp`.
+ * Returns STAMP_GONE, or the shard's write count the check vouches for
+ * (nothing in the shard changed while the count keeps that value), or
+ * STAMP_HOLDS when it vouches for none (a writer held the shard, or the CPU
+ * orders loads weakly).
  * @param {import('./shard.js').Shard} shard
  */
-export function checkStamp(shard, word, pointer, stampIndex, stamp) {
+export function checkStamp(shard, slot, offset, stamp) {
   const meta = shard.meta;
+  const word = 2 * slot;
+  const pointer = offset / 8 + 1;
+  const stampIndex = (offset >>> 3) + STAMP_F64;
   if (WEAK_MEMORY_ORDER) {
     const seq = sequenceBefore(meta);
     if ((seq & 1) !== 0) return STAMP_GONE;
@@ -77,36 +80,23 @@ export class RecordStamp {
    * @param {import('./shard.js').Shard} shard
    */
   constructor(shard, slot, offset, stamp, expiresAt) {
-    // Every field first, in one order: one hidden class for all stamps.
-    this.shard = null;
-    this.meta64 = null;
+    this.shard = shard;
+    this.meta64 = shard.meta64;
     // The write count the last full check vouched for (STAMP_HOLDS: none),
     // as two small integers: V8 keeps a float64 field in a box of its own,
     // one more cache miss per check. Counts stay below 2^53.
     this.writesLow = STAMP_HOLDS;
     this.writesHigh = 0;
-    this.word = 0;
-    this.pointer = 0;
-    this.offset = 0;
-    this.stampIndex = 0;
-    this.stamp = 0;
-    this.expiresAt = 0;
-    if (shard !== null) {
-      this.shard = shard;
-      this.meta64 = shard.meta64;
-      this.word = 2 * slot;
-      this.pointer = offset / 8 + 1;
-      this.offset = offset;
-      this.stampIndex = (offset >>> 3) + STAMP_F64;
-      this.stamp = stamp;
-      this.expiresAt = expiresAt;
-    }
+    this.slot = slot;
+    this.offset = offset;
+    this.stamp = stamp;
+    this.expiresAt = expiresAt;
   }
 
   /** Whether the entry is unchanged and unexpired; `clock` as the arena's (see clock.js). */
   holds(clock) {
     if (WEAK_MEMORY_ORDER || this.meta64[M64_WRITE_STAMP] !== this.writesHigh * WORD + this.writesLow) {
-      const writes = checkStamp(this.shard, this.word, this.pointer, this.stampIndex, this.stamp);
+      const writes = checkStamp(this.shard, this.slot, this.offset, this.stamp);
       if (writes === STAMP_GONE) return false;
       this.writesLow = writes | 0;
       this.writesHigh = (writes - (writes | 0)) / WORD;

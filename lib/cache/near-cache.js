@@ -29,7 +29,6 @@
 // cache allocates little.
 
 import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/record-stamp.js';
-import { STAMP_F64 } from '../arena/record.js';
 import { M64_WRITE_STAMP } from '../arena/shard-meta.js';
 import { WEAK_MEMORY_ORDER } from '../arena/shard-lock.js';
 
@@ -46,8 +45,8 @@ export const NEAR_MAX_VALUE_BYTES = 16 * 1024;
 /** Doorkeeper bits per near-cache entry. */
 const DOORKEEPER_BITS_PER_ENTRY = 8;
 
-// Each entry's fields, HOT_FIELDS float64s in NearCache.hot (64 bytes: a
-// hit reads one cache line of it).
+// Each entry's fields, float64s in NearCache.hot, HOT_FIELDS apart (64
+// bytes: a hit reads one cache line of them; the last is padding).
 const HOT_FIELDS = 8;
 /** The shard's write count its last full check vouched for (STAMP_HOLDS: none). */
 const HOT_WRITES = 0;
@@ -55,11 +54,10 @@ const HOT_EXPIRES_AT = 1;
 const HOT_SHARD = 2;
 /** USED and TOUCHABLE bits. */
 const HOT_FLAGS = 3;
-// The stamp (see RecordStamp): slot word, pointer, float64 index of the record's stamp, stamp.
-const HOT_WORD = 4;
-const HOT_POINTER = 5;
-const HOT_STAMP_INDEX = 6;
-const HOT_STAMP = 7;
+// The stamp (see RecordStamp): dictionary slot, record offset, write stamp.
+const HOT_SLOT = 4;
+const HOT_OFFSET = 5;
+const HOT_STAMP = 6;
 /** A hit since the CLOCK hand last passed. */
 const USED = 1;
 /** Another use may still count in the arena (see Shard.touchAt). */
@@ -80,8 +78,6 @@ export class NearCache {
     this.capacity = capacity;
     this.clock = arena.clock;
     this.shards = arena.shards;
-    /** Each shard's meta line as float64s (its write count), by shard index. */
-    this.shardWords = arena.shards.map((shard) => shard.meta64);
     this.plainObjects = plainObjects;
     const doorkeeperWords = Math.max(32, Math.ceil((capacity * DOORKEEPER_BITS_PER_ENTRY) / 32));
     this.doorkeeper = new Int32Array(2 ** Math.ceil(Math.log2(doorkeeperWords)));
@@ -111,8 +107,9 @@ export class NearCache {
     if (index === undefined) return undefined;
     const hot = this.hot;
     const h = index * HOT_FIELDS;
-    if (WEAK_MEMORY_ORDER || this.shardWords[hot[h + HOT_SHARD]][M64_WRITE_STAMP] !== hot[h + HOT_WRITES]) {
-      const writes = checkStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_WORD], hot[h + HOT_POINTER], hot[h + HOT_STAMP_INDEX], hot[h + HOT_STAMP]);
+    const shard = this.shards[hot[h + HOT_SHARD]];
+    if (WEAK_MEMORY_ORDER || shard.meta64[M64_WRITE_STAMP] !== hot[h + HOT_WRITES]) {
+      const writes = checkStamp(shard, hot[h + HOT_SLOT], hot[h + HOT_OFFSET], hot[h + HOT_STAMP]);
       if (writes === STAMP_GONE) return undefined;
       hot[h + HOT_WRITES] = writes;
       // A write of the shard may have lowered the entry's use count.
@@ -129,9 +126,8 @@ export class NearCache {
   #use(h) {
     const hot = this.hot;
     let flags = hot[h + HOT_FLAGS] | USED;
-    if ((flags & TOUCHABLE) !== 0) {
-      const offset = (hot[h + HOT_POINTER] - 1) * 8;
-      if (!this.shards[hot[h + HOT_SHARD]].touchAt(hot[h + HOT_WORD] >>> 1, offset)) flags &= ~TOUCHABLE;
+    if ((flags & TOUCHABLE) !== 0 && !this.shards[hot[h + HOT_SHARD]].touchAt(hot[h + HOT_SLOT], hot[h + HOT_OFFSET])) {
+      flags &= ~TOUCHABLE;
     }
     hot[h + HOT_FLAGS] = flags;
   }
@@ -154,14 +150,12 @@ export class NearCache {
     this.values[index] = value;
     const hot = this.hot;
     const h = index * HOT_FIELDS;
-    const offset = arena.lastOffset;
     hot[h + HOT_WRITES] = STAMP_HOLDS;
     hot[h + HOT_EXPIRES_AT] = arena.lastExpiresAt;
     hot[h + HOT_SHARD] = arena.readShard.index;
     hot[h + HOT_FLAGS] = TOUCHABLE;
-    hot[h + HOT_WORD] = 2 * arena.lastSlot;
-    hot[h + HOT_POINTER] = offset / 8 + 1;
-    hot[h + HOT_STAMP_INDEX] = (offset >>> 3) + STAMP_F64;
+    hot[h + HOT_SLOT] = arena.lastSlot;
+    hot[h + HOT_OFFSET] = arena.lastOffset;
     hot[h + HOT_STAMP] = arena.lastStamp;
     return value;
   }
@@ -186,8 +180,7 @@ export class NearCache {
   lastStamp() {
     const hot = this.hot;
     const h = this.lastHit * HOT_FIELDS;
-    const offset = (hot[h + HOT_POINTER] - 1) * 8;
-    return new RecordStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_WORD] >>> 1, offset, hot[h + HOT_STAMP], hot[h + HOT_EXPIRES_AT]);
+    return new RecordStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_SLOT], hot[h + HOT_OFFSET], hot[h + HOT_STAMP], hot[h + HOT_EXPIRES_AT]);
   }
 
   /** Forgets `key` (this instance deleted it: its entry can only miss now). */

@@ -10,43 +10,31 @@
 // exist, a descriptor number nothing has open, a futex word that does not
 // hold the expected value.
 
+import { describe } from '../../lib/errors.js';
+
 const MISSING = '/nonexistent-arenacache-arguments/a';
 const UNUSED_FD = 1_000_000;
 const INT32_MAX = 2 ** 31 - 1;
 const SAFE_MAX = Number.MAX_SAFE_INTEGER;
 
-/** The wording of the addon's messages for a value that was passed (a subset of lib/errors.js's describe). */
+/**
+ * The wording of the addon's messages for a value that was passed:
+ * lib/errors.js's describe(), except that symbols, functions and objects
+ * are named by kind only (the addon never runs JavaScript, such as a getter
+ * of constructor.name, while it words an error).
+ */
 export function describeArgument(value) {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  switch (typeof value) {
-    case 'string': {
-      const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-      return JSON.stringify(shown);
-    }
-    case 'number':
-    case 'boolean':
-      return String(value);
-    case 'bigint':
-      return `${value}n`;
-    case 'symbol':
-      return 'a symbol';
-    case 'function':
-      return 'a function';
-    default: {
-      // Named by kind only: the addon never runs JavaScript (a getter of
-      // constructor.name) while it words an error.
-      if (Array.isArray(value)) return `an array of length ${value.length}`;
-      if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-        // The typed array's own kind: a Buffer is a Uint8Array.
-        const kind = value[Symbol.toStringTag];
-        return `${kind.startsWith('Int') ? 'an' : 'a'} ${kind} of length ${value.length}`;
-      }
-      if (value instanceof DataView) return 'a DataView';
-      if (value instanceof ArrayBuffer) return 'an ArrayBuffer';
-      return 'an object';
-    }
+  if (typeof value === 'symbol') return 'a symbol';
+  if (typeof value === 'function') return 'a function';
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return describe(value);
+  if (value instanceof DataView) return 'a DataView';
+  if (ArrayBuffer.isView(value)) {
+    // The typed array's own kind: a Buffer is a Uint8Array.
+    const kind = value[Symbol.toStringTag];
+    return `${kind.startsWith('Int') ? 'an' : 'a'} ${kind} of length ${value.length}`;
   }
+  if (value instanceof ArrayBuffer) return 'an ArrayBuffer';
+  return 'an object';
 }
 
 /** A typed array whose buffer has been transferred away (it reads as length 0). */
