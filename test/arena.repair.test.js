@@ -46,10 +46,24 @@ test('verify reports a write stamp that is ahead of its shard or used twice', ()
   const shard = shardOf(cache);
   const second = shard.u32[3]; // the first record's size: the second record follows it
   shard.f64[STAMP_F64] = 1e9;
-  // Each set counts twice: its record's stamp, and its release of the lock.
-  assert.deepEqual(cache.verify().problems, ['shard 0: live record at 0 has write stamp 1000000000, outside [1, 4]']);
+  assert.deepEqual(cache.verify().problems, ['shard 0: live record at 0 has write stamp 1000000000, outside [1, 2]']);
   shard.f64[STAMP_F64] = shard.f64[second / 8 + STAMP_F64];
   assert.deepEqual(cache.verify().problems, [`shard 0: live records at 0 and ${second} have the same write stamp`]);
+});
+
+test('verify reports a slot group write count that could no longer advance, and a reset restarts it', () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1 });
+  cache.set('a', 'first');
+  const shard = shardOf(cache);
+  shard.groupWrites[shard.groupBase + 1] = NaN;
+  shard.groupWrites[shard.groupBase + 2] = 2 ** 53;
+  assert.deepEqual(cache.verify().problems, [
+    'shard 0: slot group 1 has write count NaN, outside [0, 4503599627370496]',
+    'shard 0: slot group 2 has write count 9007199254740992, outside [0, 4503599627370496]',
+  ]);
+  cache.clear();
+  assert.deepEqual(cache.verify().problems, []);
+  assert.ok(shard.groupWrites[shard.groupBase + 2] < 2 ** 52);
 });
 
 test('verify reports damage that lookups cannot see', () => {

@@ -2,23 +2,23 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SharedCache } from '../lib/index.js';
-import { readHeader, SHARD_META_BYTES } from '../lib/arena/layout.js';
-import { M64_WRITE_STAMP } from '../lib/arena/shard-meta.js';
+import { readHeader, slotGroupsPerShard } from '../lib/arena/layout.js';
 
 const MiB = 2 ** 20;
 
-/** The shard's write count (one shard: every key is in it). */
+/** The write counts of the shard's slot groups, summed (one shard: every key is in it). */
 function writeCount(cache) {
   const header = readHeader(cache.handle.buffer);
-  return new Float64Array(cache.handle.buffer, header.metaOffset, SHARD_META_BYTES / 8)[M64_WRITE_STAMP];
+  const counts = new Float64Array(cache.handle.buffer, header.writeCountsOffset, slotGroupsPerShard(header.slotsPerShard));
+  return counts.reduce((sum, count) => sum + count, 0);
 }
 
 // A near-cache hit trusts a kept value without looking at its slot or record
-// while the shard's write count is the one its last full check saw
-// (RecordStamp). So every holding of the lock that changes the shard must
-// advance the count, including those that write no record; holdings that
-// only read must not, or the check would never take its short path.
-test('every write of a shard advances its write count, with or without a record written; reads do not', async () => {
+// while the write count of the slot's group is the one its last full check
+// saw (RecordStamp). So every change of a slot or its record must advance a
+// count, including those that write no record; reads must not, or the check
+// would never take its short path.
+test('every write of a shard advances its slot groups\' write counts, with or without a record written; reads do not', async () => {
   const cache = new SharedCache({ memoryBytes: 2 * MiB, shards: 1, nearCache: 0, sweepIntervalMs: 0 });
   const other = SharedCache.attach(cache.handle, { nearCache: 0 });
   const advances = (what, action) => {

@@ -117,6 +117,56 @@ test('a set, delete or clear by another instance ends the kept value at once; wr
   assert.equal(reader.get('k'), undefined);
 });
 
+test('a string this instance sets replaces its kept value: the next get answers from the near cache, and any later write ends it', () => {
+  const cache = newCache({ shards: 1 });
+  const other = SharedCache.attach(cache.handle, { nearCache: 0 });
+  cache.set('k', 'one');
+  warm(cache, 'k');
+  const nearHits = () => cache.stats().nearHits;
+  for (const [value, how] of [
+    ['two', 'rewritten in place'],
+    ['a longer value', 'moved'],
+    ['three', 'with a ttl', { ttl: 60_000 }],
+  ]) {
+    cache.set('k', value, how === 'with a ttl' ? { ttl: 60_000 } : undefined);
+    const before = nearHits();
+    assert.equal(cache.get('k'), value, how);
+    assert.equal(nearHits(), before + 1, `${how}: answered by the near cache`);
+  }
+  other.set('k', 'four');
+  assert.equal(cache.get('k'), 'four');
+  cache.set('k', 'five');
+  other.delete('k');
+  assert.equal(cache.get('k'), undefined);
+  // Keys not kept are not taken in by a set, nor are objects (a caller's
+  // object may change after the set): their next get reads the arena.
+  cache.set('fresh', 'value');
+  let before = nearHits();
+  assert.equal(cache.get('fresh'), 'value');
+  assert.equal(nearHits(), before);
+  cache.set('obj', { n: 1 });
+  warm(cache, 'obj');
+  const mine = { n: 2 };
+  cache.set('obj', mine);
+  mine.n = 3;
+  before = nearHits();
+  assert.deepEqual(cache.get('obj'), { n: 2 });
+  assert.equal(nearHits(), before);
+  cache.close();
+  other.close();
+});
+
+test('a set of a string by this instance that expires is not served after its ttl', async () => {
+  const cache = newCache({ shards: 1 });
+  cache.set('k', 'one');
+  warm(cache, 'k');
+  cache.set('k', 'two', { ttl: 30 });
+  assert.equal(cache.get('k'), 'two');
+  await sleep(60);
+  assert.equal(cache.get('k'), undefined);
+  cache.close();
+});
+
 test('an eviction ends the kept value', () => {
   // lru: hybrid would keep the read entry in its main ring while the fillers pass through the small one.
   const cache = newCache({ memoryBytes: MiB, shards: 1, max: 64, policy: 'lru' });

@@ -45,6 +45,15 @@ test('strings are stored as UTF-8 and come back as strings', () => {
     cache.set('k', value);
     assert.equal(cache.get('k'), value);
   }
+  // ASCII is written as Latin-1 (the same bytes, faster): strings with other
+  // Latin-1 characters, lone surrogates or control characters must not be.
+  const other = SharedCache.attach(cache.handle, { nearCache: 0 });
+  for (const value of ['\u00ff\u0080', 'caf\u00e9', 'a\ud800b', '\udc00', '\u0000\u007f', '\u00e9'.repeat(3000)]) {
+    cache.set('k', value);
+    const expected = Buffer.from(value, 'utf8').toString('utf8');
+    assert.equal(other.get('k'), expected, JSON.stringify(value));
+  }
+  other.close();
 });
 
 test('other values go through the codec (msgpackr by default) and keep their type', () => {

@@ -108,7 +108,7 @@ export class Arena {
     this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting, countsWrites: true });
+    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));
@@ -117,9 +117,10 @@ export class Arena {
     this.bytesHashStart = hashStart(header.hashSeed, 1);
     /** Kind of the value get() returned last (VALUE_RAW, VALUE_UTF8 or VALUE_CODEC). */
     this.valueKind = 0;
-    // What lookup() found last: the entry's shard, dictionary slot and
-    // record offset, and (when it read the value) the record's write stamp
-    // and expiry (0: none), all from one consistent read (see readStamp()).
+    // What lookup() found last (or set() stored): the entry's shard,
+    // dictionary slot and record offset, and (when it read the value) the
+    // record's write stamp and expiry (0: none), all from one consistent
+    // read or one holding of the lock (see readStamp()).
     this.readShard = null;
     this.lastSlot = -1;
     this.lastOffset = 0;
@@ -233,8 +234,9 @@ export class Arena {
 
   /**
    * The stamp of the value the last get() or peek() returned (call only
-   * after a hit): it holds while that entry is unchanged and unexpired, which
-   * lets a reader keep a private copy of a hot value (see record-stamp.js).
+   * after a hit), or the last set() stored: it holds while that entry is
+   * unchanged and unexpired, which lets a reader keep a private copy of a
+   * hot value (see record-stamp.js).
    */
   readStamp() {
     return new RecordStamp(this.readShard, this.lastSlot, this.lastOffset, this.lastStamp, this.lastExpiresAt);
@@ -335,6 +337,12 @@ export class Arena {
     const held = this.lock.acquire(shard);
     try {
       this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      // The record as this holding left it, for a near cache (see readStamp).
+      this.readShard = shard;
+      this.lastSlot = shard.writtenSlot;
+      this.lastOffset = shard.writtenOffset;
+      this.lastStamp = shard.writtenStamp;
+      this.lastExpiresAt = expiresAt;
     } finally {
       this.lock.release(shard, held);
     }

@@ -185,6 +185,7 @@ export class Ring {
     // (copyWithin moves like memmove); when head === tail it stays in place.
     if (head !== tail) shard.u8.copyWithin(head, tail, tail + size);
     shard.table[2 * slot] = head / 8 + 1;
+    shard.slotChanged(slot);
     head += size;
     meta[this.headWord] = head === this.end ? this.base : head;
     meta[this.tailWord] = tail + size === this.end ? this.base : tail + size;
@@ -203,6 +204,7 @@ export class Ring {
     const slot = shard.slotOfRecord(from, hash);
     if (slot < 0) throw shard.corrupt(`record at ${from} lost its dictionary slot while moving`);
     shard.table[2 * slot] = destination / 8 + 1;
+    shard.slotChanged(slot);
     to.commit(destination, size);
     this.forget(size);
     this.advanceTail(size);

@@ -22,7 +22,7 @@
 // are lost, never corrupted.
 
 import { isProcessAlive, isThreadAlive } from '../native.js';
-import { M64_WRITE_STAMP, M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
+import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
@@ -56,15 +56,12 @@ const SLEEP_MAX_MS = 2;
 
 export class ShardLock {
   /**
-   * @param {{ leaseMs: number, counters: Float64Array, tid: number, waiting?: typeof memoryWaiting, countsWrites?: boolean }} options
+   * @param {{ leaseMs: number, counters: Float64Array, tid: number, waiting?: typeof memoryWaiting }} options
    *   `tid` is this thread's kernel thread id, 0 when unknown; `waiting` how
-   *   to sleep and wake (see waiting.js: across processes for a mapped file);
-   *   `countsWrites` whether a holding that changed the shard advances its
-   *   write count on release (cache shards, for RecordStamp).
+   *   to sleep and wake (see waiting.js: across processes for a mapped file).
    */
-  constructor({ leaseMs, counters, tid, waiting = memoryWaiting, countsWrites = false }) {
+  constructor({ leaseMs, counters, tid, waiting = memoryWaiting }) {
     this.leaseMs = leaseMs;
-    this.countsWrites = countsWrites;
     this.waiting = waiting;
     this.counters = counters;
     this.pid = process.pid;
@@ -110,10 +107,6 @@ export class ShardLock {
    */
   release(shard, held, changed = true) {
     const meta = shard.meta;
-    // Inside the holding: a reader that noted the count before the holding
-    // began finds it moved once the holding's changes can be seen
-    // (RecordStamp's one-load check relies on it).
-    if (changed && this.countsWrites) shard.meta64[M64_WRITE_STAMP]++;
     if (Atomics.compareExchange(meta, M_SEQ, held, (held + 1) | 0) !== held) {
       if (changed) this.lockWasTaken(shard);
       return;

@@ -27,9 +27,8 @@ export const M_LIVE_BYTES = 4;
 export const M_TTL_COUNT = 5;
 /**
  * Float64 index (words 6-7) of the shard's write count, which stamps every
- * record written (see record.js) and also advances when a holding of the
- * lock that changed the shard releases it (see RecordStamp). It only grows,
- * across clear() and repairs, so a stamp is never handed out twice.
+ * record written (see record.js). It only grows, across clear() and repairs,
+ * so a stamp is never handed out twice.
  */
 export const M64_WRITE_STAMP = 3;
 export const M_AGING_CURSOR = 8;

@@ -34,7 +34,7 @@ import {
   TYPE_MASK,
   VALUE_KIND_SHIFT,
 } from './record.js';
-import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES } from './layout.js';
+import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES, slotGroupsPerShard } from './layout.js';
 import { createPolicy, FREQUENCY_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
 import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
@@ -51,7 +51,7 @@ const RELOCATION_BUDGET = 64;
  * 14 years to get here). A stamp outside [0, MAX_WRITE_STAMP] means a damaged
  * meta line.
  */
-const MAX_WRITE_STAMP = 2 ** 52;
+export const MAX_WRITE_STAMP = 2 ** 52;
 
 export class Shard {
   /**
@@ -76,6 +76,14 @@ export class Shard {
     this.homeScale = layout.slotsPerShard / 4294967296;
     this.ghosts = new Uint32Array(buffer, layout.ghostsOffset + index * layout.ghostSlotsPerShard * GHOST_SLOT_BYTES, layout.ghostSlotsPerShard);
     this.ghostScale = layout.ghostSlotsPerShard / 4294967296;
+    // The slot groups' write counts (see slotChanged): one array over every
+    // shard's, so that a near-cache entry finds its group's count with one
+    // index, its `groupOf(slot)`.
+    const groups = slotGroupsPerShard(layout.slotsPerShard);
+    this.groupCount = groups;
+    this.groupBase = index * groups;
+    this.groupShift = Math.max(0, Math.ceil(Math.log2(layout.slotsPerShard / groups)));
+    this.groupWrites = new Float64Array(buffer, layout.writeCountsOffset, layout.shardCount * groups);
     this.regionBytes = regionBytes;
     this.maxEntries = layout.maxEntriesPerShard;
     // `max` bounds the whole cache: inserting counts the entries of all shards.
@@ -102,6 +110,11 @@ export class Shard {
     this.keyBytes = null;
     this.keyWords = null;
     this.relocationBudget = 0;
+    // The record the last store() wrote, as the holding left it: its slot,
+    // offset and stamp (the lock's next holder may change them).
+    this.writtenSlot = -1;
+    this.writtenOffset = 0;
+    this.writtenStamp = 0;
     /** The counter an eviction counts into: memory pressure, or the entry bound. */
     this.evictionCause = STAT.evictions;
   }
@@ -117,6 +130,22 @@ export class Shard {
 
   corrupt(what) {
     return new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `arena shard ${this.index} is corrupt: ${what}`);
+  }
+
+  /** The index in `groupWrites` of the write count of dictionary slot `slot`'s group. */
+  groupOf(slot) {
+    return this.groupBase + (slot >>> this.groupShift);
+  }
+
+  /**
+   * Advances the write count of `slot`'s group: called, with the lock held,
+   * whenever the slot's words or the record it points at change, so that a
+   * near-cache entry of a key in the group checks its slot and record again
+   * (see RecordStamp). The count only grows, so it cannot come back to a
+   * value a reader noted.
+   */
+  slotChanged(slot) {
+    this.groupWrites[this.groupBase + (slot >>> this.groupShift)]++;
   }
 
   homeOf(tag) {
@@ -204,6 +233,8 @@ export class Shard {
     }
     table[2 * i + 1] = tag | frequency;
     table[2 * i] = offset / 8 + 1;
+    this.slotChanged(i);
+    this.writtenSlot = i;
   }
 
   /** Empties slot `i` and shifts back the entries whose probe ran through it. */
@@ -224,19 +255,27 @@ export class Shard {
       if (!stays) {
         table[2 * i] = w0;
         table[2 * i + 1] = w1;
+        this.slotChanged(i);
         i = j;
       }
     }
     table[2 * i] = 0;
     table[2 * i + 1] = 0;
+    this.slotChanged(i);
   }
 
   frequency(slot) {
     return this.table[2 * slot + 1] & FREQUENCY_MASK;
   }
 
-  /** Sets an entry's frequency; readers may raise it concurrently, so compare-and-swap. */
+  /**
+   * Sets an entry's frequency; readers may raise it concurrently, so
+   * compare-and-swap. A lowered frequency can count uses again: the group's
+   * write count tells near caches, which stop marking uses of an entry at
+   * its cap (see touchAt).
+   */
   setFrequency(slot, frequency) {
+    this.slotChanged(slot);
     const table = this.table;
     const word = 2 * slot + 1;
     for (let tries = 0; tries < 4; tries++) {
@@ -255,10 +294,10 @@ export class Shard {
 
   /**
    * touch() of the entry in `slot` whose record is at `offset`. Returns
-   * false when another touch could not count until the shard is next
-   * written (the frequency is at its cap, or the policy marks only records
-   * in the older half of the ring, which only writes move): a near cache then
-   * spares the slot's cache line until its stamp sees a write.
+   * false when another touch could not count until the slot's group is next
+   * written (the frequency is at its cap; only setFrequency() and moves
+   * lower it, and both advance the group's count): a near cache then spares
+   * the slot's cache line until its stamp sees a write of the group.
    */
   touchAt(slot, offset) {
     const table = this.table;
@@ -266,7 +305,9 @@ export class Shard {
     const old = table[word];
     const frequency = old & FREQUENCY_MASK;
     if (frequency >= this.maxFrequency) return false;
-    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(offset)) return false;
+    // Not counted yet, but it will be once the ring has moved on, which
+    // writes to other groups do.
+    if (this.marksOlderHalfOnly && !this.main.inOlderHalf(offset)) return true;
     return Atomics.compareExchange(table, word, old, old + 1) !== old || frequency + 1 < this.maxFrequency;
   }
 
@@ -323,7 +364,10 @@ export class Shard {
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
     if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
     this.writeValue(offset, keyLength, hasTtl, value, valueLength);
+    this.slotChanged(slot);
     this.touchAt(slot, offset);
+    this.writtenSlot = slot;
+    this.writtenOffset = offset;
   }
 
   /**
@@ -360,6 +404,7 @@ export class Shard {
     meta[M_LIVE_BYTES] += keyLength + valueLength;
     if (expiresAt > 0) meta[M_TTL_COUNT]++;
     this.insertSlot(hash, offset, frequency);
+    this.writtenOffset = offset;
     this.publishCount();
   }
 
@@ -396,13 +441,17 @@ export class Shard {
     const stamp = meta64[M64_WRITE_STAMP] + 1;
     if (!(stamp >= 1 && stamp <= MAX_WRITE_STAMP)) throw this.corrupt(`its write stamp is ${stamp - 1}`);
     meta64[M64_WRITE_STAMP] = stamp;
+    this.writtenStamp = stamp;
     return stamp;
   }
 
   writeValue(offset, keyLength, hasTtl, value, valueLength) {
     const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength);
-    if (typeof value === 'string') this.bytes.utf8Write(value, valueStart, valueLength);
-    else this.u8.set(value, valueStart);
+    if (typeof value !== 'string') this.u8.set(value, valueStart);
+    // As many UTF-8 bytes as UTF-16 units: all ASCII, whose UTF-8 bytes are
+    // its Latin-1 bytes, which V8 writes about twice as fast.
+    else if (valueLength === value.length) this.bytes.latin1Write(value, valueStart, valueLength);
+    else this.bytes.utf8Write(value, valueStart, valueLength);
   }
 
   /**
@@ -499,6 +548,12 @@ export class Shard {
     // than 1024 writes per ms per shard since the epoch.
     const stamp = this.meta64[M64_WRITE_STAMP];
     if (!(stamp >= 0 && stamp < MAX_WRITE_STAMP)) this.meta64[M64_WRITE_STAMP] = Date.now() * 1024;
+    // Every group changed; a damaged count restarts the same way.
+    const groupWrites = this.groupWrites;
+    for (let g = this.groupBase; g < this.groupBase + this.groupCount; g++) {
+      const writes = groupWrites[g];
+      groupWrites[g] = writes >= 0 && writes < MAX_WRITE_STAMP ? writes + 1 : Date.now() * 1024;
+    }
     this.main.reset();
     this.small.reset();
     this.publishCount();

@@ -4,7 +4,7 @@
 
 import { hashBytes } from './hash.js';
 import { HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
-import { TAG_MASK } from './shard.js';
+import { MAX_WRITE_STAMP, TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
 
 /**
@@ -101,6 +101,14 @@ export function verifyShard(shard, hashStarts) {
   }
   if (keyValueBytes !== meta[M_LIVE_BYTES]) problems.push(`live bytes are ${keyValueBytes}, meta says ${meta[M_LIVE_BYTES]}`);
   if (withTtl !== meta[M_TTL_COUNT]) problems.push(`${withTtl} live records have a ttl, meta counts ${meta[M_TTL_COUNT]}`);
+  // A count that stops advancing (NaN, or too large for +1 to change it)
+  // would let near caches keep serving a value its slot no longer holds.
+  for (let group = 0; group < shard.groupCount; group++) {
+    const writes = shard.groupWrites[shard.groupBase + group];
+    if (!(Number.isInteger(writes) && writes >= 0 && writes <= MAX_WRITE_STAMP)) {
+      problems.push(`slot group ${group} has write count ${writes}, outside [0, ${MAX_WRITE_STAMP}]`);
+    }
+  }
 
   // Every slot points at a live record of its hash, reachable from its home.
   const table = shard.table;

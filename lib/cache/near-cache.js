@@ -1,7 +1,7 @@
 // NearCache: ready values of recently read entries, private to one
 // SharedCache instance (one thread), so that a get of a hot key costs a Map
-// lookup and a check in shared memory (one load while its shard is unwritten,
-// see RecordStamp) instead of hashing into the arena, copying out of it and
+// lookup and a check in shared memory (one load while the group of its
+// dictionary slot is unwritten, see RecordStamp) instead of hashing into the arena, copying out of it and
 // decoding.
 //
 // An entry answers only while its RecordStamp holds: the arena entry it was
@@ -29,7 +29,6 @@
 // cache allocates little.
 
 import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/record-stamp.js';
-import { M64_WRITE_STAMP } from '../arena/shard-meta.js';
 import { WEAK_MEMORY_ORDER } from '../arena/shard-lock.js';
 
 /** Nodes a value may have to be kept frozen (bounds the cost of shared or deep structures). */
@@ -46,9 +45,9 @@ export const NEAR_MAX_VALUE_BYTES = 16 * 1024;
 const DOORKEEPER_BITS_PER_ENTRY = 8;
 
 // Each entry's fields, float64s in NearCache.hot, HOT_FIELDS apart (64
-// bytes: a hit reads one cache line of them; the last is padding).
+// bytes: a hit reads one cache line of them).
 const HOT_FIELDS = 8;
-/** The shard's write count its last full check vouched for (STAMP_HOLDS: none). */
+/** The write count of the slot's group its last full check vouched for (STAMP_HOLDS: none). */
 const HOT_WRITES = 0;
 const HOT_EXPIRES_AT = 1;
 const HOT_SHARD = 2;
@@ -58,6 +57,8 @@ const HOT_FLAGS = 3;
 const HOT_SLOT = 4;
 const HOT_OFFSET = 5;
 const HOT_STAMP = 6;
+/** The slot's group: its index in the arena's group write counts (Shard.groupOf). */
+const HOT_GROUP = 7;
 /** A hit since the CLOCK hand last passed. */
 const USED = 1;
 /** Another use may still count in the arena (see Shard.touchAt). */
@@ -78,6 +79,7 @@ export class NearCache {
     this.capacity = capacity;
     this.clock = arena.clock;
     this.shards = arena.shards;
+    this.groupWrites = arena.shards[0].groupWrites;
     this.plainObjects = plainObjects;
     const doorkeeperWords = Math.max(32, Math.ceil((capacity * DOORKEEPER_BITS_PER_ENTRY) / 32));
     this.doorkeeper = new Int32Array(2 ** Math.ceil(Math.log2(doorkeeperWords)));
@@ -107,12 +109,11 @@ export class NearCache {
     if (index === undefined) return undefined;
     const hot = this.hot;
     const h = index * HOT_FIELDS;
-    const shard = this.shards[hot[h + HOT_SHARD]];
-    if (WEAK_MEMORY_ORDER || shard.meta64[M64_WRITE_STAMP] !== hot[h + HOT_WRITES]) {
-      const writes = checkStamp(shard, hot[h + HOT_SLOT], hot[h + HOT_OFFSET], hot[h + HOT_STAMP]);
+    if (WEAK_MEMORY_ORDER || this.groupWrites[hot[h + HOT_GROUP]] !== hot[h + HOT_WRITES]) {
+      const writes = checkStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_SLOT], hot[h + HOT_OFFSET], hot[h + HOT_STAMP]);
       if (writes === STAMP_GONE) return undefined;
       hot[h + HOT_WRITES] = writes;
-      // A write of the shard may have lowered the entry's use count.
+      // A write of the group may have lowered the entry's use count.
       hot[h + HOT_FLAGS] = hot[h + HOT_FLAGS] | TOUCHABLE;
     }
     const expiresAt = hot[h + HOT_EXPIRES_AT];
@@ -148,16 +149,38 @@ export class NearCache {
     if (typeof value !== 'string' && !deepFreeze(value, this.plainObjects)) return value;
     if (index === undefined) index = this.#entryFor(key);
     this.values[index] = value;
+    this.#note(index * HOT_FIELDS, arena);
+    return value;
+  }
+
+  /**
+   * This instance just set `key` to `value` (`arena` stored it in
+   * `storedBytes`, and its last write describes the record). A string is
+   * kept in place of the entry's old value, so that the next get of a hot
+   * key neither reads the arena nor makes a new string; anything else waits
+   * for that get (a caller's object could change after the set, and a
+   * frozen copy costs a decode). Only keys the near cache already holds: a
+   * set is not a sign that the key will be read.
+   */
+  written(key, arena, value, storedBytes) {
+    const index = this.indexes.get(key);
+    if (index === undefined || typeof value !== 'string' || storedBytes > NEAR_MAX_VALUE_BYTES) return;
+    this.values[index] = value;
+    this.#note(index * HOT_FIELDS, arena);
+  }
+
+  /** Notes in the entry at `h` the record `arena` read or wrote last: checked in full at its next hit. */
+  #note(h, arena) {
     const hot = this.hot;
-    const h = index * HOT_FIELDS;
+    const shard = arena.readShard;
     hot[h + HOT_WRITES] = STAMP_HOLDS;
     hot[h + HOT_EXPIRES_AT] = arena.lastExpiresAt;
-    hot[h + HOT_SHARD] = arena.readShard.index;
+    hot[h + HOT_SHARD] = shard.index;
     hot[h + HOT_FLAGS] = TOUCHABLE;
     hot[h + HOT_SLOT] = arena.lastSlot;
     hot[h + HOT_OFFSET] = arena.lastOffset;
     hot[h + HOT_STAMP] = arena.lastStamp;
-    return value;
+    hot[h + HOT_GROUP] = shard.groupOf(arena.lastSlot);
   }
 
   /** Whether a key not kept may enter: the doorkeeper saw its hash since it was last cleared. */

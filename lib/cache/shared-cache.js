@@ -270,8 +270,11 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const entry = this.#prepare(value, keys.length, ttl);
-    this.#arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+    const arena = this.#arena;
+    arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
     entry.payload = null;
+    const near = this.#near;
+    if (near !== null && typeof key === 'string') near.written(key, arena, value, entry.length);
     this.#publish(OUTBOX_SET, keys.length);
     return this;
   }
