@@ -1,8 +1,9 @@
 // NearCache: ready values of recently read entries, private to one
 // SharedCache instance (one thread), so that a get of a hot key costs a Map
 // lookup and a check in shared memory (one load while the group of its
-// dictionary slot is unwritten, see RecordStamp) instead of hashing into the arena, copying out of it and
-// decoding.
+// dictionary slot is unwritten, see RecordStamp) instead of hashing into the
+// arena, copying out of it and decoding. A string this instance sets
+// replaces the value kept for its key (see written()).
 //
 // An entry answers only while its RecordStamp holds: the arena entry it was
 // read from is unchanged and unexpired. Any set, delete, eviction, clear or
