@@ -145,7 +145,7 @@ export class Shard {
    * value a reader noted.
    */
   slotChanged(slot) {
-    this.groupWrites[this.groupBase + (slot >>> this.groupShift)]++;
+    this.groupWrites[this.groupOf(slot)]++;
   }
 
   homeOf(tag) {

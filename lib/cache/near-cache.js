@@ -164,8 +164,10 @@ export class NearCache {
    * set is not a sign that the key will be read.
    */
   written(key, arena, value, storedBytes) {
+    // The value first: a set of anything else costs no Map lookup.
+    if (typeof value !== 'string' || storedBytes > NEAR_MAX_VALUE_BYTES) return;
     const index = this.indexes.get(key);
-    if (index === undefined || typeof value !== 'string' || storedBytes > NEAR_MAX_VALUE_BYTES) return;
+    if (index === undefined) return;
     this.values[index] = value;
     this.#note(index * HOT_FIELDS, arena);
   }
