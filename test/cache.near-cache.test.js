@@ -82,6 +82,34 @@ test('a value that is not kept comes back wholly mutable, even the parts checked
   assert.equal(cache.stats().nearHits, 0);
 });
 
+test('a frozen Map, Set or typed array inside a value (from a codec of the user\'s) still keeps it out', () => {
+  // Freezing a Map or a typed array does not make its contents immutable:
+  // a frozen part must be looked into like any other.
+  const frozenParts = {
+    map: () => Object.freeze(new Map([[1, 2]])),
+    set: () => Object.freeze(new Set([1])),
+    typed: () => Object.freeze(new Float64Array(0)),
+  };
+  const codec = {
+    name: 'frozen-parts',
+    encode: (value) => Buffer.from(JSON.stringify(value)),
+    decode: (bytes) => {
+      const { kind } = JSON.parse(bytes.toString());
+      return Object.freeze({ kind, inner: Object.freeze({ part: frozenParts[kind]() }) });
+    },
+  };
+  const cache = newCache({ codec });
+  for (const kind of Object.keys(frozenParts)) {
+    cache.set(kind, { kind });
+    const first = cache.get(kind);
+    for (let i = 0; i < 3; i++) assert.notEqual(cache.get(kind), first, kind);
+  }
+  const map = cache.get('map').inner.part;
+  map.set(3, 4);
+  assert.deepEqual(cache.get('map').inner.part, new Map([[1, 2]]));
+  assert.equal(cache.stats().nearHits, 0);
+});
+
 test('with nearCache 0, every get returns a new, mutable value', () => {
   const cache = newCache({ nearCache: 0 });
   cache.set('user', { id: 1 });

@@ -261,39 +261,36 @@ export class NearCache {
 /**
  * Freezes `value` and everything it holds when it consists only of
  * primitives, plain objects and arrays (what freezing makes immutable), and
- * returns whether it did; anything else is left untouched. With
+ * returns whether it did; anything else is left untouched. Parts already
+ * frozen (a codec of the user's may return them) are walked like the rest:
+ * a frozen Map or typed array still has contents a caller can change. With
  * `plainObjects`, the codec is known to make data properties only.
  */
 export function deepFreeze(value, plainObjects) {
   if (value === null || typeof value !== 'object') return true;
-  budget.left = FREEZE_BUDGET;
-  budget.depth = 0;
-  const freezes = plainObjects ? freezableData(value) : freezable(value);
+  nodesLeft = FREEZE_BUDGET;
+  const freezes = plainObjects ? freezableData(value, 0) : freezable(value, 0);
   // Frozen only once the whole value passed: a value that is not kept goes
-  // back to its caller as it was decoded, mutable.
-  if (freezes) for (let i = 0; i < toFreeze.length; i++) Object.freeze(toFreeze[i]);
-  toFreeze.length = 0;
+  // back to its caller as it was decoded.
+  if (toFreeze.length !== 0) {
+    if (freezes) for (let i = 0; i < toFreeze.length; i++) Object.freeze(toFreeze[i]);
+    toFreeze.length = 0;
+  }
   return freezes;
 }
 
-/** What deepFreeze() may still spend on the value it checks: nodes left, and the depth it is at. */
-const budget = { left: 0, depth: 0 };
-/** The objects of that value found so far (reused from call to call). */
+/** Objects deepFreeze() may still look at in the value it checks (bounds the cost of shared or deep structures). */
+let nodesLeft = 0;
+/** The objects of that value not frozen yet (reused from call to call). */
 const toFreeze = [];
 
-function isPlain(object) {
+/** Whether `object` (at nesting `depth`) is a plain object or array within the budget; notes it for freezing. */
+function plainNode(object, depth) {
+  if (--nodesLeft < 0 || depth > FREEZE_DEPTH) return false;
   const prototype = Object.getPrototypeOf(object);
-  return Array.isArray(object) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null;
-}
-
-/** Whether a child value stops the freezing (a function) or needs a look of its own (an object not yet frozen). */
-function childFreezable(child, check) {
-  if (typeof child === 'function') return false;
-  if (child === null || typeof child !== 'object' || Object.isFrozen(child)) return true;
-  if (++budget.depth > FREEZE_DEPTH) return false;
-  const freezable = check(child);
-  budget.depth--;
-  return freezable;
+  if (Array.isArray(object) ? prototype !== Array.prototype : prototype !== Object.prototype && prototype !== null) return false;
+  if (!Object.isFrozen(object)) toFreeze.push(object);
+  return true;
 }
 
 /**
@@ -302,25 +299,31 @@ function childFreezable(child, check) {
  * accessors or hidden properties), which for-in reaches without the
  * allocations of a full property listing (those cost three times the decode).
  */
-function freezableData(object) {
-  if (--budget.left < 0 || !isPlain(object)) return false;
-  toFreeze.push(object);
+function freezableData(object, depth) {
+  if (!plainNode(object, depth)) return false;
   if (Array.isArray(object)) {
-    for (let i = 0; i < object.length; i++) if (!childFreezable(object[i], freezableData)) return false;
+    for (let i = 0; i < object.length; i++) {
+      const child = object[i];
+      if (typeof child === 'object' ? child !== null && !freezableData(child, depth + 1) : typeof child === 'function') return false;
+    }
     return true;
   }
-  for (const name in object) if (!childFreezable(object[name], freezableData)) return false;
+  for (const name in object) {
+    const child = object[name];
+    if (typeof child === 'object' ? child !== null && !freezableData(child, depth + 1) : typeof child === 'function') return false;
+  }
   return true;
 }
 
-function freezable(object) {
-  if (--budget.left < 0 || !isPlain(object)) return false;
-  toFreeze.push(object);
+function freezable(object, depth) {
+  if (!plainNode(object, depth)) return false;
   // Accessors could run code on every read and hide state freezing cannot reach.
   const descriptors = Object.getOwnPropertyDescriptors(object);
   for (const name of Reflect.ownKeys(descriptors)) {
     const descriptor = descriptors[name];
-    if (!('value' in descriptor) || !childFreezable(descriptor.value, freezable)) return false;
+    if (!('value' in descriptor)) return false;
+    const child = descriptor.value;
+    if (typeof child === 'object' ? child !== null && !freezable(child, depth + 1) : typeof child === 'function') return false;
   }
   return true;
 }
