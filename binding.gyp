@@ -16,7 +16,8 @@
         "src/native/root_files.cc",
         "src/native/sha256.cc",
         "src/native/thread_identity.cc",
-        "src/native/tree_scan.cc"
+        "src/native/tree_scan.cc",
+        "src/native/truncation_guard.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],

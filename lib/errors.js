@@ -10,7 +10,7 @@ export const codes = Object.freeze({
   ERR_ARENA_NOT_ARENA: 'ERR_ARENA_NOT_ARENA',
   /** The arena was written by an incompatible layout version. */
   ERR_ARENA_VERSION: 'ERR_ARENA_VERSION',
-  /** The buffer is shorter than its header says. */
+  /** The buffer is shorter than its header says, or a mapped arena file was truncated from outside. */
   ERR_ARENA_TRUNCATED: 'ERR_ARENA_TRUNCATED',
   /** The header or the data contradicts itself. */
   ERR_ARENA_CORRUPT: 'ERR_ARENA_CORRUPT',

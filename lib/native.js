@@ -17,7 +17,7 @@ import { ArenaCacheError, codes, describe } from './errors.js';
 
 const require = createRequire(import.meta.url);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const EXPECTED_ABI = 5;
+const EXPECTED_ABI = 6;
 
 const BUILD_HINT = 'run "npm rebuild arenacache", which needs python3, make and a C++ compiler';
 
@@ -312,6 +312,21 @@ export function mappingFlush(buffer) {
   const view = new Uint8Array(buffer);
   checkWholeView('buffer', view);
   return requireNative('flush()').mappingFlush(view);
+}
+
+/**
+ * An Int32Array over this process's count of mapped arena files that were
+ * truncated from outside and faulted (see lib/arena/truncation.js).
+ */
+export function mappingFaults() {
+  return new Int32Array(requireNative('mappingFaults()').mappingFaults());
+}
+
+/** Whether the mapped `buffer` faulted past the end of its truncated file. */
+export function mappingTruncated(buffer) {
+  const view = new Uint8Array(buffer);
+  checkWholeView('buffer', view);
+  return requireNative('mappingTruncated()').mappingTruncated(view);
 }
 
 /** Atomics.wait for a word of a mapped file, across processes. */

@@ -97,10 +97,11 @@ export class Arena {
   /**
    * @param {SharedArrayBuffer} buffer
    * @param {object} header from readHeader(buffer)
-   * @param {{ waiting?: typeof memoryWaiting }} [options] how lock waiters
-   *   sleep: fileWaiting for a mapped file (shared with other processes)
+   * @param {{ waiting?: typeof memoryWaiting, truncation?: import('./truncation.js').TruncationWatch }} [options]
+   *   how lock waiters sleep: fileWaiting for a mapped file (shared with
+   *   other processes); and for a mapped file, its truncation watch
    */
-  constructor(buffer, header, { waiting = memoryWaiting } = {}) {
+  constructor(buffer, header, { waiting = memoryWaiting, truncation = null } = {}) {
     this.buffer = buffer;
     this.header = header;
     const claim = claimThreadSlot(buffer, header);
@@ -108,7 +109,7 @@ export class Arena {
     this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting });
+    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting, truncation });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));

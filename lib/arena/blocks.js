@@ -219,14 +219,14 @@ export class BlockArena {
     return new BlockArena(buffer, readBlocksHeader(buffer), options);
   }
 
-  constructor(buffer, header, { waiting = memoryWaiting } = {}) {
+  constructor(buffer, header, { waiting = memoryWaiting, truncation = null } = {}) {
     this.buffer = buffer;
     this.header = header;
     this.blockBytes = header.blockBytes;
     const claim = claimThreadSlot(buffer, header);
     this.counters = claim.counters;
     this.threadSlot = claim.slot;
-    this.lock = new ShardLock({ leaseMs: 1000, counters: claim.counters, tid: claim.tid, waiting });
+    this.lock = new ShardLock({ leaseMs: 1000, counters: claim.counters, tid: claim.tid, waiting, truncation });
     const blockCount = header.stripeCount * header.blocksPerStripe;
     this.blockMeta = new Uint32Array(buffer, header.blockMetaOffset, blockCount * BLOCK_META_WORDS);
     this.data = new Uint8Array(buffer, header.dataOffset, blockCount * header.blockBytes);
@@ -234,7 +234,7 @@ export class BlockArena {
     for (let i = 0; i < header.stripeCount; i++) this.stripes.push(new Stripe(buffer, header, i, this));
     this.fileLocks = [];
     for (let i = 0; i < FILE_LOCKS; i++) this.fileLocks.push(new FileLock(buffer, header, i));
-    this.fileLock = new ShardLock({ leaseMs: FILE_LOCK_LEASE_MS, counters: claim.counters, tid: claim.tid, waiting });
+    this.fileLock = new ShardLock({ leaseMs: FILE_LOCK_LEASE_MS, counters: claim.counters, tid: claim.tid, waiting, truncation });
     /** Block of the last copyOut(), and table slot of the last find(). */
     this.foundBlock = -1;
     this.foundSlot = -1;

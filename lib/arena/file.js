@@ -37,7 +37,7 @@ import {
 } from '../native.js';
 import { Arena } from './arena.js';
 import { HEADER_BYTES } from './layout.js';
-import { fileWaiting } from './waiting.js';
+import { mappedArenaOptions } from './truncation.js';
 
 /** How long open() waits for another process to finish creating or recovering the file. */
 export const OPEN_WAIT_MS = 10_000;
@@ -143,7 +143,7 @@ function map(path, fd, bytes, populate) {
 
 function attach(path, kind, buffer) {
   try {
-    return kind.attach(buffer, { waiting: fileWaiting });
+    return kind.attach(buffer, mappedArenaOptions(buffer));
   } catch (cause) {
     if (!HEADER_CODES.has(cause?.code)) throw cause;
     throw new ArenaCacheError(cause.code, `arena file ${path}: ${cause.message}; open it with { reset: true } to replace it with a new arena`, {
@@ -198,7 +198,7 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
       if (size > 0) resize(path, fd, 0);
       resize(path, fd, planned.memoryBytes);
       buffer = map(path, fd, planned.memoryBytes, populate ? POPULATE_WRITE : POPULATE_NONE);
-      arena = kind.create(buffer, planned, { waiting: fileWaiting });
+      arena = kind.create(buffer, planned, mappedArenaOptions(buffer));
     } else {
       if (size < HEADER_BYTES) {
         throw new ArenaCacheError(

@@ -60,9 +60,11 @@ export class ShardLock {
    *   `tid` is this thread's kernel thread id, 0 when unknown; `waiting` how
    *   to sleep and wake (see waiting.js: across processes for a mapped file).
    */
-  constructor({ leaseMs, counters, tid, waiting = memoryWaiting }) {
+  constructor({ leaseMs, counters, tid, waiting = memoryWaiting, truncation = null }) {
     this.leaseMs = leaseMs;
     this.waiting = waiting;
+    /** For a mapped file: its TruncationWatch (see truncation.js), checked before every lock. */
+    this.truncation = truncation;
     this.counters = counters;
     this.pid = process.pid;
     this.tid = tid;
@@ -70,6 +72,8 @@ export class ShardLock {
 
   /** Takes the shard's lock; returns the held (odd) sequence value. */
   acquire(shard) {
+    const truncation = this.truncation;
+    if (truncation !== null && truncation.faults[0] !== truncation.seen) truncation.check();
     const meta = shard.meta;
     const seq = meta[M_SEQ];
     if ((seq & 1) === 0 && Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {

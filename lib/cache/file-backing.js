@@ -4,7 +4,7 @@
 // and flushing a mapping with the error users branch on.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { fileWaiting } from '../arena/waiting.js';
+import { mappedArenaOptions } from '../arena/truncation.js';
 import { mappingFlush, mappingRelease, mappingRetain } from '../native.js';
 
 /** Checks the `path` argument of open(). */
@@ -23,7 +23,7 @@ export function checkArenaPath(path) {
 export function attachBuffer(buffer, attach) {
   const mapped = mappingRetain(buffer);
   try {
-    return attach(mapped ? { waiting: fileWaiting } : undefined, mapped);
+    return attach(mapped ? mappedArenaOptions(buffer) : undefined, mapped);
   } catch (error) {
     if (mapped) mappingRelease(buffer);
     throw error;

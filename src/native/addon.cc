@@ -10,10 +10,12 @@
 #include "root_files.h"
 #include "thread_identity.h"
 #include "tree_scan.h"
+#include "truncation_guard.h"
 
 static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
   arenacache::ThreadIdentity::Init(env, exports);
   arenacache::MappedFile::Init(env, exports);
+  arenacache::TruncationGuard::Init(env, exports);
   arenacache::Futex::Init(env, exports);
   arenacache::RootFiles::Init(env, exports);
   arenacache::TreeScan::Init(env, exports);
@@ -21,7 +23,7 @@ static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
   arenacache::DirExchange::Init(env, exports);
   arenacache::FsSync::Init(env, exports);
   // Bumped whenever the JS wrappers in lib/native.js need a different addon.
-  exports.Set("abiVersion", Napi::Number::New(env, 5));
+  exports.Set("abiVersion", Napi::Number::New(env, 6));
   return exports;
 }
 

@@ -14,6 +14,7 @@
 #include "arguments.h"
 #include "errors.h"
 #include "external_shared_buffer.h"
+#include "truncation_guard.h"
 
 namespace arenacache {
 
@@ -93,6 +94,7 @@ void DeleteMapping(void* /*data*/, size_t /*length*/, void* hint) {
     std::lock_guard<std::mutex> guard(registryMutex);
     registry.erase(reinterpret_cast<uintptr_t>(mapping->address));
   }
+  TruncationGuard::Unguard(mapping->address);
   munmap(mapping->address, mapping->length);
   if (!mapping->released) close(mapping->fd);
   delete mapping;
@@ -291,6 +293,8 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
   // then pages fault in on first use, which is only slower.
   if (populate == 2) madvise(address, length, MADV_POPULATE_WRITE);
   if (populate == 1) madvise(address, length, MADV_POPULATE_READ);
+  // A truncation of the file from outside must not kill this process (see truncation_guard.h).
+  TruncationGuard::Guard(address, length);
   Mapping* mapping = new Mapping{address, length, fd, 1, false};
   {
     std::lock_guard<std::mutex> guard(registryMutex);

@@ -160,6 +160,8 @@ const EXPORTS = [
   { fn: 'mappingRetain', params: [uint8Array('view')] },
   { fn: 'mappingRelease', params: [uint8Array('view')] },
   { fn: 'mappingFlush', params: [uint8Array('view')] },
+  { fn: 'mappingFaults', params: [] },
+  { fn: 'mappingTruncated', params: [uint8Array('view')] },
   {
     fn: 'futexWait',
     params: [
