@@ -17,7 +17,7 @@ import { ArenaCacheError, codes, describe } from './errors.js';
 
 const require = createRequire(import.meta.url);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const EXPECTED_ABI = 6;
+const EXPECTED_ABI = 7;
 
 const BUILD_HINT = 'run "npm rebuild arenacache", which needs python3, make and a C++ compiler';
 
@@ -327,6 +327,29 @@ export function mappingTruncated(buffer) {
   const view = new Uint8Array(buffer);
   checkWholeView('buffer', view);
   return requireNative('mappingTruncated()').mappingTruncated(view);
+}
+
+/** The view of a mapped `buffer` and a thread `slot`, checked for the liveness functions. */
+function livenessArguments(buffer, slot) {
+  const view = new Uint8Array(buffer);
+  checkWholeView('buffer', view);
+  if (!Number.isInteger(slot) || slot < 0 || slot > 65535) throw new RangeError(`slot must be an integer from 0 to 65535 (got ${describe(slot)})`);
+  return view;
+}
+
+/** This thread takes the liveness lock of thread slot `slot` of the mapped `buffer`'s file; false when another thread holds it. */
+export function livenessHold(buffer, slot) {
+  return requireNative('livenessHold()').livenessHold(livenessArguments(buffer, slot), slot);
+}
+
+/** Gives back this thread's liveness lock of `slot` (false: it held none). */
+export function livenessRelease(buffer, slot) {
+  return requireNative('livenessRelease()').livenessRelease(livenessArguments(buffer, slot), slot);
+}
+
+/** Whether some thread, of any process in any PID namespace, holds the liveness lock of `slot`. */
+export function livenessAlive(buffer, slot) {
+  return requireNative('livenessAlive()').livenessAlive(livenessArguments(buffer, slot), slot);
 }
 
 /** Atomics.wait for a word of a mapped file, across processes. */

@@ -97,19 +97,23 @@ export class Arena {
   /**
    * @param {SharedArrayBuffer} buffer
    * @param {object} header from readHeader(buffer)
-   * @param {{ waiting?: typeof memoryWaiting, truncation?: import('./truncation.js').TruncationWatch }} [options]
+   * @param {{ waiting?: typeof memoryWaiting, truncation?: object, liveness?: object }} [options]
    *   how lock waiters sleep: fileWaiting for a mapped file (shared with
-   *   other processes); and for a mapped file, its truncation watch
+   *   other processes); and for a mapped file, its truncation watch and its
+   *   threads' liveness locks (see mapped-options.js)
    */
-  constructor(buffer, header, { waiting = memoryWaiting, truncation = null } = {}) {
+  constructor(buffer, header, { waiting = memoryWaiting, truncation = null, liveness = null } = {}) {
     this.buffer = buffer;
     this.header = header;
-    const claim = claimThreadSlot(buffer, header);
+    const claim = claimThreadSlot(buffer, header, liveness);
+    /** For a mapped file: this thread's liveness lock of its slot, given back by releaseLiveness(). */
+    this.liveness = liveness;
+    this.livenessSlot = liveness !== null && !claim.shared ? claim.slot : -1;
     this.counters = claim.counters;
     this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting, truncation });
+    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, slot: claim.shared ? -1 : claim.slot, waiting, truncation, liveness });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));
@@ -166,6 +170,12 @@ export class Arena {
     abandonAllFlights(this.buffer, this.header);
     releaseSweeperLease(this.buffer);
     return reset;
+  }
+
+  /** Gives back this thread's liveness hold on its slot (a mapped file's cache instance closes). */
+  releaseLiveness() {
+    if (this.livenessSlot >= 0) this.liveness.release(this.livenessSlot);
+    this.livenessSlot = -1;
   }
 
   /**

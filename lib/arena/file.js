@@ -1,9 +1,10 @@
 // File-backed arenas: the arena of a mapped file, shared by every process
 // that opens the same path and surviving their restarts.
 //
-// Opening follows one protocol, built on a whole-file OFD lock that every
-// opener holds shared for as long as its mapping lives (the kernel drops it
-// when the process dies):
+// Opening follows one protocol, built on an OFD lock of the arena's bytes
+// (0 to 2^40: the whole arena, however large, but not the threads' liveness
+// bytes past it, see liveness.js) that every opener holds shared for as
+// long as its mapping lives (the kernel drops it when the process dies):
 //
 //   1. Open the file without following a symlink (creating it with
 //      options.mode, 0600 by default, when asked to create), and check that
@@ -37,7 +38,7 @@ import {
 } from '../native.js';
 import { Arena } from './arena.js';
 import { HEADER_BYTES } from './layout.js';
-import { mappedArenaOptions } from './truncation.js';
+import { mappedArenaOptions } from './mapped-options.js';
 
 /** How long open() waits for another process to finish creating or recovering the file. */
 export const OPEN_WAIT_MS = 10_000;

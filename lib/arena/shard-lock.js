@@ -13,15 +13,25 @@
 //
 // A holder can die inside its critical section: a worker terminated by
 // worker.terminate(), or (with a mapped file) a process killed by SIGKILL.
-// The holder therefore records who it is (pid, kernel tid) and which holding
-// that identity belongs to (the odd sequence value). A waiter that has spun a
-// while asks the kernel whether that thread still exists; if not, or if the
-// holding has lasted longer than the lease, the waiter takes the lock over and
-// repairs the shard (shard.recoverFromDeadHolder(): the cache drops the
-// shard's entries, the block store only the block being written), so entries
-// are lost, never corrupted.
+// The holder therefore records who it is (pid, kernel tid and, for a mapped
+// file, its thread slot) and which holding that identity belongs to (the odd
+// sequence value). A waiter that has spun a while asks whether that thread
+// still exists: the kernel, by tid, for a thread of its own process; the
+// slot's liveness lock for a thread of another process (liveness.js: a pid
+// from another PID namespace means nothing here). A dead holder's lock is
+// taken over at once and the shard repaired (shard.recoverFromDeadHolder():
+// the cache drops the shard's entries, the block store only the block being
+// written), so entries are lost, never corrupted.
+//
+// A holder known to be alive is never taken over, however long it holds the
+// lock: a stalled one (SIGSTOP, a debugger, a frozen cgroup, swap) would
+// resume writing into the shard after the takeover, unseen by the seqlock,
+// and readers could copy those bytes as another key's value. Its waiters
+// wait. The lease (lockLeaseMs) ends only holdings whose holder cannot be
+// named: without the addon, a holder killed between taking the lock and
+// recording itself, or one that shares the last thread slot.
 
-import { isProcessAlive, isThreadAlive } from '../native.js';
+import { isThreadAlive } from '../native.js';
 import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
@@ -45,6 +55,14 @@ export function sequenceAfter(meta, fence) {
   return Atomics.load(meta, M_SEQ);
 }
 
+// What a waiter knows of a lock's holder (see holderState).
+const HOLDER_DEAD = 0;
+const HOLDER_ALIVE = 1;
+const HOLDER_UNKNOWN = 2;
+/** M_OWNER_PID holds the pid in its low bits (pids are below 2^22) and the thread slot + 1 above them (0: none). */
+const PID_BITS = 22;
+const PID_MASK = (1 << PID_BITS) - 1;
+
 /** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;
 /**
@@ -56,18 +74,26 @@ const SLEEP_MAX_MS = 2;
 
 export class ShardLock {
   /**
-   * @param {{ leaseMs: number, counters: Float64Array, tid: number, waiting?: typeof memoryWaiting }} options
-   *   `tid` is this thread's kernel thread id, 0 when unknown; `waiting` how
-   *   to sleep and wake (see waiting.js: across processes for a mapped file).
+   * @param {{ leaseMs: number, counters: Float64Array, tid: number, slot?: number, waiting?: typeof memoryWaiting,
+   *   truncation?: import('./truncation.js').TruncationWatch, liveness?: import('./liveness.js').ThreadLiveness }} options
+   *   `tid` is this thread's kernel thread id, 0 when unknown; `slot` its
+   *   own thread slot (-1: none, or shared); `waiting` how to sleep and wake
+   *   (see waiting.js: across processes for a mapped file); `truncation` and
+   *   `liveness` for a mapped file (see mapped-options.js).
    */
-  constructor({ leaseMs, counters, tid, waiting = memoryWaiting, truncation = null }) {
+  constructor({ leaseMs, counters, tid, slot = -1, waiting = memoryWaiting, truncation = null, liveness = null }) {
     this.leaseMs = leaseMs;
     this.waiting = waiting;
     /** For a mapped file: its TruncationWatch (see truncation.js), checked before every lock. */
     this.truncation = truncation;
+    this.liveness = liveness;
     this.counters = counters;
     this.pid = process.pid;
     this.tid = tid;
+    /** What own() records as M_OWNER_PID: the pid, and the slot whose liveness lock says whether we live. */
+    this.ownerWord = liveness !== null && slot >= 0 ? process.pid | ((slot + 1) << PID_BITS) : process.pid;
+    /** Whether a warning about a live holder that keeps a lock past the lease was emitted (once per lock). */
+    this.warnedLiveHolder = false;
   }
 
   /** Takes the shard's lock; returns the held (odd) sequence value. */
@@ -97,7 +123,7 @@ export class ShardLock {
 
   /** Records this thread as the owner of holding `held` (identity first, then whose it is). */
   own(meta, held) {
-    meta[M_OWNER_PID] = this.pid;
+    meta[M_OWNER_PID] = this.ownerWord;
     meta[M_OWNER_TID] = this.tid;
     meta[M_OWNER_SEQ] = held;
     return held;
@@ -139,29 +165,53 @@ export class ShardLock {
       this.waiting.wait(meta, M_SEQ, seq, sleepMs);
       Atomics.sub(meta, M_WAITERS, 1);
       if (Atomics.load(meta, M_SEQ) !== seq) return;
-      if (performance.now() - since >= this.leaseMs || this.holderIsGone(shard, seq)) {
+      const state = this.holderState(shard, seq);
+      const waited = performance.now() - since;
+      if (state === HOLDER_DEAD || (state === HOLDER_UNKNOWN && waited >= this.leaseMs)) {
         this.takeOver(shard, seq);
         return;
       }
+      if (state === HOLDER_ALIVE && waited >= this.leaseMs) this.warnLiveHolder(shard, waited);
       sleepMs = Math.min(sleepMs * 2, SLEEP_MAX_MS);
     }
   }
 
   /**
-   * True when the holder of sequence value `seq` is known to have exited. A
-   * holder killed after taking the lock but before recording itself (own())
-   * cannot be named; its lock is taken over when the lease runs out.
+   * Whether the holder of sequence value `seq` is dead, alive or cannot be
+   * told (HOLDER_*). A holder killed after taking the lock but before
+   * recording itself (own()) cannot be named.
    */
-  holderIsGone(shard, seq) {
+  holderState(shard, seq) {
     const meta = shard.meta;
     // The identity counts only if it was written for this very holding and
     // the holding is still going on once it has been read.
-    if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return false;
-    const pid = meta[M_OWNER_PID];
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return HOLDER_UNKNOWN;
+    const word = meta[M_OWNER_PID];
     const tid = meta[M_OWNER_TID];
-    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq || pid <= 0) return false;
-    if (pid !== this.pid && !isProcessAlive(pid)) return true;
-    return tid > 0 && isThreadAlive(pid, tid) === false;
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq) return HOLDER_UNKNOWN;
+    const pid = word & PID_MASK;
+    const slot = (word >>> PID_BITS) - 1;
+    if (pid <= 0) return HOLDER_UNKNOWN;
+    if (pid === this.pid) {
+      if (tid <= 0) return HOLDER_UNKNOWN;
+      const alive = isThreadAlive(pid, tid);
+      return alive === true ? HOLDER_ALIVE : alive === false ? HOLDER_DEAD : HOLDER_UNKNOWN;
+    }
+    // Another process: only a mapped file's liveness locks tell, in any namespace.
+    if (this.liveness === null || slot < 0) return HOLDER_UNKNOWN;
+    return this.liveness.ownerAlive(slot, pid, tid) ? HOLDER_ALIVE : HOLDER_DEAD;
+  }
+
+  /** Once per lock: a live holder has kept a lock past the lease, and its waiters wait (see the header). */
+  warnLiveHolder(shard, waited) {
+    if (this.warnedLiveHolder) return;
+    this.warnedLiveHolder = true;
+    const pid = shard.meta[M_OWNER_PID] & PID_MASK;
+    process.emitWarning(
+      `arenacache: a shard lock has been held for ${Math.round(waited)} ms, past lockLeaseMs, by a live thread of process ${pid}; ` +
+        'waiting for it (a live holder is never taken over: it may be stopped or stalled, and would write on)',
+      'ArenaCacheWarning',
+    );
   }
 
   /** Takes the lock from a dead or expired holder and resets the shard. */

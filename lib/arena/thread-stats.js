@@ -54,25 +54,42 @@ const PID_LIMIT = 2 ** 22;
 // arena itself still names this thread as its owner.
 const heldSlots = new Map();
 
-function ownerIsGone(owners, slot) {
+/**
+ * The owner word of slot `slot` if its owner is known to be dead, else 0.
+ * With `liveness` (a mapped file), the slot's liveness lock says, in any PID
+ * namespace; otherwise the kernel is asked about the owner's tid, which is
+ * only meaningful in this process's namespace (an in-memory arena's threads
+ * are all in this process).
+ */
+function ownerIsGone(owners, slot, liveness) {
   const tid = Atomics.load(owners, slot * WORDS_PER_SLOT);
   const pid = owners[slot * WORDS_PER_SLOT + 1];
+  if (liveness !== null) return tid !== 0 && !liveness.slotAlive(slot) ? tid : 0;
   return tid > 0 && pid > 0 && isThreadAlive(pid, tid) === false ? tid : 0;
 }
 
 /**
- * Claims this thread's counter slot in the arena.
+ * Claims this thread's counter slot in the arena; with `liveness` (a
+ * mapped file, see liveness.js), also the slot's liveness lock.
+ * @param {import('./liveness.js').ThreadLiveness | null} [liveness]
  * @returns {{ counters: Float64Array, slot: number, shared: boolean, tid: number, owner: number }}
  *   `shared` is true when every slot belongs to a live thread and this thread
  *   has to share the last one (its counts may then lose a few increments).
  */
-export function claimThreadSlot(buffer, layout) {
+export function claimThreadSlot(buffer, layout, liveness = null) {
   const owners = new Int32Array(buffer, layout.statsOffset, (layout.threadSlots * THREAD_SLOT_BYTES) / 4);
+  if (liveness !== null) liveness.bind(layout);
   const known = heldSlots.get(layout.arenaId);
   if (known !== undefined) {
-    if (known.counters.buffer === buffer) return known;
+    if (known.counters.buffer === buffer) {
+      // One more instance on the same mapping: one more hold of the slot's lock (each gives one back).
+      if (liveness !== null && !known.shared) liveness.hold(known.slot);
+      return known;
+    }
     const base = known.slot * WORDS_PER_SLOT;
     if (known.shared || (Atomics.load(owners, base) === known.owner && owners[base + 1] === process.pid)) {
+      // Another mapping of the same file: the lock this thread holds for the slot serves it too.
+      if (liveness !== null && !known.shared) liveness.hold(known.slot);
       const counters = new Float64Array(buffer, layout.statsOffset + known.slot * THREAD_SLOT_BYTES, DOUBLES_PER_SLOT);
       const claim = { ...known, counters };
       heldSlots.set(layout.arenaId, claim);
@@ -85,12 +102,22 @@ export function claimThreadSlot(buffer, layout) {
   // the slot as taken (it just can never be recognised as dead).
   const owner = tid > 0 ? tid : -1 - Atomics.add(header, H32_ANON_THREAD_COUNTER, 1);
   let slot = -1;
+  // A slot is this thread's once its owner word is, and (for a mapped file)
+  // its liveness lock too: a free slot whose lock is held belongs to a live
+  // thread whose slot was freed under it (by a sole opener's restart
+  // recovery, or a damaged slot's reset); it is given back.
+  const take = (i, expected) => {
+    if (Atomics.compareExchange(owners, i * WORDS_PER_SLOT, expected, owner) !== expected) return false;
+    if (liveness === null || liveness.hold(i)) return true;
+    Atomics.compareExchange(owners, i * WORDS_PER_SLOT, owner, expected);
+    return false;
+  };
   for (let i = 0; i < layout.threadSlots && slot < 0; i++) {
-    if (Atomics.compareExchange(owners, i * WORDS_PER_SLOT, 0, owner) === 0) slot = i;
+    if (take(i, 0)) slot = i;
   }
   for (let i = 0; i < layout.threadSlots && slot < 0; i++) {
-    const dead = ownerIsGone(owners, i);
-    if (dead !== 0 && Atomics.compareExchange(owners, i * WORDS_PER_SLOT, dead, owner) === dead) slot = i;
+    const dead = ownerIsGone(owners, i, liveness);
+    if (dead !== 0 && take(i, dead)) slot = i;
   }
   const shared = slot < 0;
   if (shared) slot = layout.threadSlots - 1;

@@ -13,7 +13,6 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { mappingFaults, mappingTruncated } from '../native.js';
-import { fileWaiting } from './waiting.js';
 
 export class TruncationWatch {
   /** @param {SharedArrayBuffer} buffer a mapped arena file's buffer */
@@ -36,9 +35,4 @@ export class TruncationWatch {
     }
     this.seen = faults;
   }
-}
-
-/** The arena constructor options for a mapped file's `buffer`: futex waiting across processes, and a truncation watch. */
-export function mappedArenaOptions(buffer) {
-  return { waiting: fileWaiting, truncation: new TruncationWatch(buffer) };
 }

@@ -9,8 +9,8 @@ import { allocateSharedMemory } from '../arena/arena.js';
 import { BLOCK_ARENA, BlockArena, planBlocks } from '../arena/blocks.js';
 import { openArenaFile } from '../arena/file.js';
 import { MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from '../arena/layout.js';
-import { mappingRelease, requireNative } from '../native.js';
-import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
+import { requireNative } from '../native.js';
+import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
 import { checkInteger, checkObject, rejectUnknown, splitFileOptions, withDefaults, OPEN_DEFAULTS } from './options.js';
 import { typedArrayByteLength } from './typed-array.js';
 
@@ -140,7 +140,7 @@ export class BlockStore {
     if (!created) {
       for (const name of ['memoryBytes', 'blockBytes']) {
         if (defined[name] !== undefined && defined[name] !== arena.header[name]) {
-          mappingRelease(arena.buffer);
+          releaseMappedArena(arena);
           throw mismatchError(`block store file ${path}`, name, arena.header[name], defined[name]);
         }
       }
@@ -325,6 +325,6 @@ export class BlockStore {
   close() {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#mapped) mappingRelease(this.#arena.buffer);
+    if (this.#mapped) releaseMappedArena(this.#arena);
   }
 }

@@ -4,7 +4,7 @@
 // and flushing a mapping with the error users branch on.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { mappedArenaOptions } from '../arena/truncation.js';
+import { mappedArenaOptions } from '../arena/mapped-options.js';
 import { mappingFlush, mappingRelease, mappingRetain } from '../native.js';
 
 /** Checks the `path` argument of open(). */
@@ -28,6 +28,12 @@ export function attachBuffer(buffer, attach) {
     if (mapped) mappingRelease(buffer);
     throw error;
   }
+}
+
+/** Gives back what a mapped arena's instance holds: its thread's liveness hold, and one use of the mapping. */
+export function releaseMappedArena(arena) {
+  arena.releaseLiveness();
+  mappingRelease(arena.buffer);
 }
 
 /** ERR_ARENA_MISMATCH: option `name` was given as `given`, the file `what` was created with `stored`. */

@@ -29,8 +29,8 @@ import { typedArrayByteLength } from './typed-array.js';
 import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
 import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { openArenaFile } from '../arena/file.js';
-import { mappingRelease, requireNative } from '../native.js';
-import { attachBuffer, checkArenaPath, flushMapping, mismatchError } from './file-backing.js';
+import { requireNative } from '../native.js';
+import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
 import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
 import { kInvalidation } from './invalidation/internal.js';
 import { keyHasPrefix } from './invalidation/batch.js';
@@ -207,7 +207,7 @@ export class SharedCache {
         [kAttach]: { arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create(), nearCache: resolved.nearCache },
       });
     } catch (error) {
-      mappingRelease(arena.buffer);
+      releaseMappedArena(arena);
       throw error;
     }
   }
@@ -637,7 +637,7 @@ export class SharedCache {
     this.#bus = null;
     this.#near?.clear();
     this.#near = null;
-    if (this.#mapped) mappingRelease(this.#arena.buffer);
+    if (this.#mapped) releaseMappedArena(this.#arena);
   }
 
   /**

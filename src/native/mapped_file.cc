@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "arguments.h"
@@ -39,7 +41,24 @@ std::unordered_map<uintptr_t, Mapping*> registry;
 // instance data.)
 struct EnvHolds {
   std::unordered_map<uintptr_t, int> counts;
+  // This thread's liveness locks (see livenessHold): a descriptor of its own
+  // per arena file and thread slot, with the holds counted (each cache
+  // instance of the thread on the file is one), closed at the last release
+  // or when the thread ends, which drops the lock. While the descriptor is
+  // open its file's inode cannot be freed, so (dev, ino) cannot come to
+  // name another file.
+  struct LivenessHold {
+    int fd;
+    int holds;
+  };
+  std::map<std::tuple<dev_t, ino_t, int>, LivenessHold> liveness;
 };
+
+// Byte ranges of an arena file's OFD locks. Openers lock [0,
+// kLivenessBase): the arena itself, however large. Thread slot `s` is alive
+// while byte kLivenessBase + s is write-locked: past any arena, so the two
+// kinds never conflict, and far below the largest lock offset.
+constexpr off_t kLivenessBase = off_t{1} << 40;
 
 // Replaces the file's pages with zeroed private memory at the same address:
 // the file is no longer mapped (its descriptor and lock are closed), yet a
@@ -76,6 +95,7 @@ void ReleaseEnvHolds(Napi::Env /*env*/, EnvHolds* holds) {
   for (const auto& [address, count] : holds->counts) {
     if (count > 0) ReleaseUsers(address, count);
   }
+  for (const auto& [key, held] : holds->liveness) close(held.fd);
   delete holds;
 }
 
@@ -177,6 +197,9 @@ void MappedFile::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("mappingRetain", Napi::Function::New(env, Retain, "mappingRetain"));
   exports.Set("mappingRelease", Napi::Function::New(env, Release, "mappingRelease"));
   exports.Set("mappingFlush", Napi::Function::New(env, Flush, "mappingFlush"));
+  exports.Set("livenessHold", Napi::Function::New(env, LivenessHold, "livenessHold"));
+  exports.Set("livenessRelease", Napi::Function::New(env, LivenessRelease, "livenessRelease"));
+  exports.Set("livenessAlive", Napi::Function::New(env, LivenessAlive, "livenessAlive"));
 }
 
 Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
@@ -240,7 +263,7 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
   lock.l_type = kind == 0 ? F_UNLCK : kind == 1 ? F_RDLCK : F_WRLCK;
   lock.l_whence = SEEK_SET;
   lock.l_start = 0;
-  lock.l_len = 0;  // the whole file, however long
+  lock.l_len = kLivenessBase;  // the arena, however long; not the liveness bytes
   for (;;) {
     if (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0) return Napi::Boolean::New(env, true);
     if (errno == EINTR) continue;
@@ -365,6 +388,122 @@ Napi::Value MappedFile::Flush(const Napi::CallbackInfo& info) {
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
+}
+
+namespace {
+
+// The descriptor of the mapping `view` starts at, duplicated (so a release
+// meanwhile cannot close it under us), or -1 with errno set.
+int MappingFd(void* data) {
+  std::lock_guard<std::mutex> guard(registryMutex);
+  auto found = registry.find(reinterpret_cast<uintptr_t>(data));
+  if (found == registry.end() || found->second->released) {
+    errno = EBADF;
+    return -1;
+  }
+  return fcntl(found->second->fd, F_DUPFD_CLOEXEC, 0);
+}
+
+bool LivenessArguments(const Napi::CallbackInfo& info, const char* signature, void** data, int* slot) {
+  Arguments args(info, signature);
+  size_t length = 0;
+  return args.Count(2) && args.TypedArray(args.At(0, "view"), napi_uint8_array, -1, "a Uint8Array", data, &length) &&
+         args.Integer(args.At(1, "slot"), 0, 65535, slot);
+}
+
+struct flock LivenessByte(int slot, short type) {
+  struct flock lock = {};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = kLivenessBase + slot;
+  lock.l_len = 1;
+  return lock;
+}
+
+}  // namespace
+
+Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = nullptr;
+  int slot = 0;
+  if (!LivenessArguments(info, "livenessHold(view, slot)", &data, &slot)) return env.Undefined();
+  const int mappingFd = MappingFd(data);
+  if (mappingFd < 0) return ThrowErrno(env, "livenessHold", errno);
+  struct stat st;
+  const bool statted = fstat(mappingFd, &st) == 0;
+  const int statError = errno;
+  if (!statted) {
+    close(mappingFd);
+    return ThrowErrno(env, "fstat", statError);
+  }
+  EnvHolds* holds = HoldsOf(env);
+  const auto key = std::make_tuple(st.st_dev, st.st_ino, slot);
+  auto held = holds->liveness.find(key);
+  if (held != holds->liveness.end()) {
+    close(mappingFd);
+    held->second.holds++;
+    return Napi::Boolean::New(env, true);
+  }
+  // An open file description of this thread's own (a dup() would share the
+  // mapping's, whose locks are the process's): opened through the
+  // descriptor, never by path, so it is the very file that is mapped.
+  const std::string self = "/proc/self/fd/" + std::to_string(mappingFd);
+  const int fd = open(self.c_str(), O_RDWR | O_CLOEXEC);
+  const int openError = errno;
+  close(mappingFd);
+  if (fd < 0) return ThrowErrno(env, "open(/proc/self/fd)", openError);
+  struct flock lock = LivenessByte(slot, F_WRLCK);
+  for (;;) {
+    if (fcntl(fd, F_OFD_SETLK, &lock) == 0) break;
+    if (errno == EINTR) continue;
+    const int error = errno;
+    close(fd);
+    // Held: the slot's owner is alive (in this namespace or another).
+    if (error == EAGAIN || error == EACCES) return Napi::Boolean::New(env, false);
+    return ThrowErrno(env, "fcntl(F_OFD_SETLK)", error);
+  }
+  holds->liveness[key] = EnvHolds::LivenessHold{fd, 1};
+  return Napi::Boolean::New(env, true);
+}
+
+Napi::Value MappedFile::LivenessRelease(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = nullptr;
+  int slot = 0;
+  if (!LivenessArguments(info, "livenessRelease(view, slot)", &data, &slot)) return env.Undefined();
+  const int mappingFd = MappingFd(data);
+  if (mappingFd < 0) return Napi::Boolean::New(env, false);
+  struct stat st;
+  const bool statted = fstat(mappingFd, &st) == 0;
+  close(mappingFd);
+  if (!statted) return Napi::Boolean::New(env, false);
+  EnvHolds* holds = HoldsOf(env);
+  auto found = holds->liveness.find(std::make_tuple(st.st_dev, st.st_ino, slot));
+  if (found == holds->liveness.end()) return Napi::Boolean::New(env, false);
+  if (--found->second.holds == 0) {
+    close(found->second.fd);
+    holds->liveness.erase(found);
+  }
+  return Napi::Boolean::New(env, true);
+}
+
+Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = nullptr;
+  int slot = 0;
+  if (!LivenessArguments(info, "livenessAlive(view, slot)", &data, &slot)) return env.Undefined();
+  const int mappingFd = MappingFd(data);
+  if (mappingFd < 0) return ThrowErrno(env, "livenessAlive", errno);
+  struct flock lock = LivenessByte(slot, F_WRLCK);
+  // A lock of another open file description (any thread's, this one's own
+  // included) is reported; the mapping's own description holds none there.
+  int result = 0;
+  while ((result = fcntl(mappingFd, F_OFD_GETLK, &lock)) != 0 && errno == EINTR) {
+  }
+  const int error = errno;
+  close(mappingFd);
+  if (result != 0) return ThrowErrno(env, "fcntl(F_OFD_GETLK)", error);
+  return Napi::Boolean::New(env, lock.l_type != F_UNLCK);
 }
 
 }  // namespace arenacache

@@ -29,8 +29,9 @@ class MappedFile {
   // fileStat(fd) -> { size, uid, euid, mode, regular }
   static Napi::Value Stat(const Napi::CallbackInfo& info);
   // fileLock(fd, kind, wait) -> boolean: kind 0 unlocks, 1 shared, 2
-  // exclusive (whole-file OFD lock; converting is atomic). false when it
-  // would block and `wait` is false.
+  // exclusive (an OFD lock of bytes 0 to 2^40, the arena however large, not
+  // the liveness bytes past it; converting is atomic). false when it would
+  // block and `wait` is false.
   static Napi::Value Lock(const Napi::CallbackInfo& info);
   // fileResize(fd, size): sets the length and allocates every block.
   static Napi::Value Resize(const Napi::CallbackInfo& info);
@@ -54,6 +55,19 @@ class MappedFile {
   // mappingFlush(view) -> Promise: msync(MS_SYNC) and fdatasync on a worker
   // thread; rejects with the errno error.
   static Napi::Value Flush(const Napi::CallbackInfo& info);
+  // livenessHold(view, slot) -> boolean: this thread takes the liveness lock
+  // of thread slot `slot` of the arena file mapped at `view`: a write lock
+  // on one byte past the arena, through an open file description of the
+  // thread's own, kept until the thread ends (or livenessRelease). The
+  // kernel drops it when the process dies, so any process, in any PID
+  // namespace, can tell whether the slot's owner lives (livenessAlive).
+  // false when another thread holds it.
+  static Napi::Value LivenessHold(const Napi::CallbackInfo& info);
+  // livenessRelease(view, slot) -> boolean: gives one hold back (false: none
+  // held); the lock is dropped at the last.
+  static Napi::Value LivenessRelease(const Napi::CallbackInfo& info);
+  // livenessAlive(view, slot) -> boolean: whether any thread holds it.
+  static Napi::Value LivenessAlive(const Napi::CallbackInfo& info);
 };
 
 }  // namespace arenacache

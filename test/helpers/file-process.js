@@ -6,7 +6,8 @@
 //             the parent sends 'stop'; reports counts and the slowest op
 //   writer    writes large values to shared keys in a tight loop, forever
 //             (the parent kills it with SIGKILL in the middle of writes)
-//   hold-lock takes a shard's lock and waits there to be killed
+//   hold-lock takes a shard's lock and waits there to be killed (or for
+//             'release', which releases it and reports)
 //   put       sets keys to checked values, flushes, exits
 //   get       reads keys and reports which were there and whole
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
@@ -68,10 +69,17 @@ function writer() {
 
 function holdLock() {
   const { arena } = openArenaFile(path, { plan: null, reset: false, mode: 0o600, populate: false });
-  arena.lock.acquire(arena.shards[settings.shard]);
+  const shard = arena.shards[settings.shard];
+  const held = arena.lock.acquire(shard);
   process.send({ locked: true });
-  // Stay inside the critical section until killed.
-  setInterval(() => {}, 1000);
+  // Stay inside the critical section until killed, or told to leave it.
+  const timer = setInterval(() => {}, 1000);
+  process.on('message', (message) => {
+    if (message !== 'release') return;
+    arena.lock.release(shard, held);
+    clearInterval(timer);
+    process.send({ released: true });
+  });
 }
 
 async function put() {

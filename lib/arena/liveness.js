@@ -1,0 +1,58 @@
+// Which threads using a mapped arena file are alive, in any process and any
+// PID namespace.
+//
+// A pid means nothing outside its namespace: for a process in another
+// container sharing /dev/shm, kill(pid, 0) says "no such process" while it
+// runs, or names an unrelated process here. So every thread that uses a
+// mapped arena holds a kernel lock on a byte of the file that stands for its
+// thread slot (src/native/mapped_file.h, livenessHold): an OFD lock of an
+// open file description of the thread's own, closed when the thread ends
+// and dropped by the kernel when its process dies. Whether a slot's owner
+// lives is then a question the kernel answers the same way in every
+// namespace (livenessAlive).
+//
+// A slot is handed to a new thread only once its owner is dead (see
+// thread-stats.js), and the new owner writes its own identity into it: a
+// lock holder recorded with slot s, pid p and thread t is alive exactly
+// while slot s still names p and t and its byte is locked.
+
+import { livenessAlive, livenessHold, livenessRelease } from '../native.js';
+import { THREAD_SLOT_BYTES } from './layout.js';
+
+const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;
+
+export class ThreadLiveness {
+  /** @param {SharedArrayBuffer} buffer a mapped arena file's buffer */
+  constructor(buffer) {
+    this.buffer = buffer;
+    /** The thread slots' owner words, once the layout is known (see bind). */
+    this.owners = null;
+  }
+
+  /** Binds to the arena's thread slots (its header is read after the mapping). */
+  bind(layout) {
+    this.owners = new Int32Array(this.buffer, layout.statsOffset, (layout.threadSlots * THREAD_SLOT_BYTES) / 4);
+  }
+
+  /** This thread takes slot `slot`'s lock; false when a live thread holds it. */
+  hold(slot) {
+    return livenessHold(this.buffer, slot);
+  }
+
+  release(slot) {
+    livenessRelease(this.buffer, slot);
+  }
+
+  /** Whether the owner of slot `slot` is alive (whoever it is). */
+  slotAlive(slot) {
+    return livenessAlive(this.buffer, slot);
+  }
+
+  /** Whether thread `tid` of process `pid`, recorded as the owner of slot `slot`, is alive. */
+  ownerAlive(slot, pid, tid) {
+    const base = slot * WORDS_PER_SLOT;
+    // The slot went to another thread: it was handed on only after its owner died.
+    if (Atomics.load(this.owners, base) !== tid || this.owners[base + 1] !== pid) return false;
+    return livenessAlive(this.buffer, slot);
+  }
+}
