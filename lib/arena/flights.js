@@ -7,7 +7,8 @@
 //
 //   0  generation: bumped every time the slot is released (waiters wait on it)
 //   1  tag: the key's hash | 1 while a load is in flight, 0 when free
-//   2  owner pid, 3 owner tid (to notice a loader whose thread died)
+//   2  owner pid word (the pid, and in a mapped file the thread slot: see
+//      liveness.js), 3 owner tid (to notice a loader whose thread died)
 //   4  outcome of the holding that ended with generation word 5: OK / ERROR
 //   5  the generation that outcome belongs to
 //   8  (float64) when the load started
@@ -17,7 +18,7 @@
 // the second waits for the first, misses, and loads itself; nothing is lost.
 
 import { FLIGHT_ERROR_BYTES, FLIGHT_SLOT_BYTES } from './layout.js';
-import { isProcessAlive, isThreadAlive } from '../native.js';
+import { OWNER_DEAD, ownerPidWord, ownerState } from './liveness.js';
 
 const WORDS = FLIGHT_SLOT_BYTES / 4;
 const F_GENERATION = 0;
@@ -39,8 +40,14 @@ export class FlightTable {
    * @param {number} owner this thread's identity (kernel tid, or a negative id)
    * @param {number} [pollMs] how often waiters look again without a wake:
    *   a loader in another process (mapped file) cannot notify them
+   * @param {{ liveness?: import('./liveness.js').ThreadLiveness | null, slot?: number }} [identity]
+   *   for a mapped file: its threads' liveness locks and this thread's slot
+   *   (-1: none), which tell whether a loader in another process is alive
    */
-  constructor(buffer, header, owner, pollMs = 100) {
+  constructor(buffer, header, owner, pollMs = 100, { liveness = null, slot = -1 } = {}) {
+    this.liveness = liveness;
+    /** Recorded next to `owner`: our pid, and in a mapped file our thread slot (see liveness.js). */
+    this.pidWord = ownerPidWord(liveness, slot);
     this.pollMs = pollMs;
     this.slots = header.flightSlots;
     this.words = new Int32Array(buffer, header.flightsOffset, this.slots * WORDS);
@@ -71,7 +78,7 @@ export class FlightTable {
         }
         if (current !== 0) break;
         if (Atomics.compareExchange(words, base + F_TAG, 0, tag) !== 0) continue;
-        words[base + F_OWNER_PID] = process.pid;
+        words[base + F_OWNER_PID] = this.pidWord;
         words[base + F_OWNER_TID] = this.owner;
         this.f64[slot * (WORDS / 2) + F64_STARTED] = Date.now();
         return { role: 'loader', slot, generation: Atomics.load(words, base + F_GENERATION) };
@@ -147,11 +154,10 @@ export class FlightTable {
     const words = this.words;
     const base = slot * WORDS;
     const tag = Atomics.load(words, base + F_TAG);
-    const pid = words[base + F_OWNER_PID];
+    const pidWord = words[base + F_OWNER_PID];
     const tid = words[base + F_OWNER_TID];
-    if (tag === 0 || pid <= 0 || Atomics.load(words, base + F_GENERATION) !== generation) return false;
-    const gone = pid !== process.pid ? !isProcessAlive(pid) : tid > 0 && isThreadAlive(pid, tid) === false;
-    if (!gone) return false;
+    if (tag === 0 || pidWord <= 0 || Atomics.load(words, base + F_GENERATION) !== generation) return false;
+    if (ownerState(pidWord, tid, this.liveness) !== OWNER_DEAD) return false;
     if (Atomics.compareExchange(words, base + F_TAG, tag, 0) !== tag) return false;
     Atomics.store(words, base + F_GENERATION, (generation + 1) | 0);
     Atomics.notify(words, base + F_GENERATION);

@@ -16,10 +16,51 @@
 // lock holder recorded with slot s, pid p and thread t is alive exactly
 // while slot s still names p and t and its byte is locked.
 
-import { livenessAlive, livenessHold, livenessRelease } from '../native.js';
+import { isThreadAlive, livenessAlive, livenessHold, livenessRelease } from '../native.js';
 import { THREAD_SLOT_BYTES } from './layout.js';
 
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;
+
+// What is known of a recorded owner (a lock holder, the sweeper, a fetch
+// loader): see ownerState.
+export const OWNER_DEAD = 0;
+export const OWNER_ALIVE = 1;
+export const OWNER_UNKNOWN = 2;
+/** An owner's pid word holds the pid in its low bits (pids are below 2^22) and its thread slot + 1 above them (0: none). */
+const PID_BITS = 22;
+const PID_MASK = (1 << PID_BITS) - 1;
+
+/**
+ * The pid word this thread records next to its tid as an owner: its pid,
+ * and with `liveness` (a mapped file) its thread slot (-1: none).
+ */
+export function ownerPidWord(liveness, slot) {
+  return liveness !== null && slot >= 0 ? process.pid | ((slot + 1) << PID_BITS) : process.pid;
+}
+
+/** The pid of a pid word (see ownerPidWord). */
+export function pidOf(word) {
+  return word & PID_MASK;
+}
+
+/**
+ * Whether the owner recorded as pid word `word` and thread `tid` is dead,
+ * alive or cannot be told (OWNER_*): the kernel by tid for a thread of this
+ * process; for another process, only the liveness lock of its slot, which
+ * `liveness` (a mapped file's, or null) reads, in any PID namespace.
+ */
+export function ownerState(word, tid, liveness) {
+  const pid = word & PID_MASK;
+  if (pid <= 0) return OWNER_UNKNOWN;
+  if (pid === process.pid) {
+    if (tid <= 0) return OWNER_UNKNOWN;
+    const alive = isThreadAlive(pid, tid);
+    return alive === true ? OWNER_ALIVE : alive === false ? OWNER_DEAD : OWNER_UNKNOWN;
+  }
+  const slot = (word >>> PID_BITS) - 1;
+  if (liveness === null || slot < 0) return OWNER_UNKNOWN;
+  return liveness.ownerAlive(slot, pid, tid) ? OWNER_ALIVE : OWNER_DEAD;
+}
 
 export class ThreadLiveness {
   /** @param {SharedArrayBuffer} buffer a mapped arena file's buffer */

@@ -31,7 +31,7 @@
 // named: without the addon, a holder killed between taking the lock and
 // recording itself, or one that shares the last thread slot.
 
-import { isThreadAlive } from '../native.js';
+import { OWNER_ALIVE, OWNER_DEAD, OWNER_UNKNOWN, ownerPidWord, ownerState, pidOf } from './liveness.js';
 import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
@@ -54,14 +54,6 @@ export function sequenceAfter(meta, fence) {
   if (WEAK_MEMORY_ORDER) Atomics.add(fence, 0, 0);
   return Atomics.load(meta, M_SEQ);
 }
-
-// What a waiter knows of a lock's holder (see holderState).
-const HOLDER_DEAD = 0;
-const HOLDER_ALIVE = 1;
-const HOLDER_UNKNOWN = 2;
-/** M_OWNER_PID holds the pid in its low bits (pids are below 2^22) and the thread slot + 1 above them (0: none). */
-const PID_BITS = 22;
-const PID_MASK = (1 << PID_BITS) - 1;
 
 /** Busy polls before sleeping: a critical section lasts microseconds. */
 const SPIN_POLLS = 256;
@@ -91,7 +83,7 @@ export class ShardLock {
     this.pid = process.pid;
     this.tid = tid;
     /** What own() records as M_OWNER_PID: the pid, and the slot whose liveness lock says whether we live. */
-    this.ownerWord = liveness !== null && slot >= 0 ? process.pid | ((slot + 1) << PID_BITS) : process.pid;
+    this.ownerWord = ownerPidWord(liveness, slot);
     /** Whether a warning about a live holder that keeps a lock past the lease was emitted (once per lock). */
     this.warnedLiveHolder = false;
   }
@@ -167,46 +159,36 @@ export class ShardLock {
       if (Atomics.load(meta, M_SEQ) !== seq) return;
       const state = this.holderState(shard, seq);
       const waited = performance.now() - since;
-      if (state === HOLDER_DEAD || (state === HOLDER_UNKNOWN && waited >= this.leaseMs)) {
+      if (state === OWNER_DEAD || (state === OWNER_UNKNOWN && waited >= this.leaseMs)) {
         this.takeOver(shard, seq);
         return;
       }
-      if (state === HOLDER_ALIVE && waited >= this.leaseMs) this.warnLiveHolder(shard, waited);
+      if (state === OWNER_ALIVE && waited >= this.leaseMs) this.warnLiveHolder(shard, waited);
       sleepMs = Math.min(sleepMs * 2, SLEEP_MAX_MS);
     }
   }
 
   /**
    * Whether the holder of sequence value `seq` is dead, alive or cannot be
-   * told (HOLDER_*). A holder killed after taking the lock but before
-   * recording itself (own()) cannot be named.
+   * told (OWNER_*, see liveness.js). A holder killed after taking the lock
+   * but before recording itself (own()) cannot be named.
    */
   holderState(shard, seq) {
     const meta = shard.meta;
     // The identity counts only if it was written for this very holding and
     // the holding is still going on once it has been read.
-    if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return HOLDER_UNKNOWN;
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return OWNER_UNKNOWN;
     const word = meta[M_OWNER_PID];
     const tid = meta[M_OWNER_TID];
-    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq) return HOLDER_UNKNOWN;
-    const pid = word & PID_MASK;
-    const slot = (word >>> PID_BITS) - 1;
-    if (pid <= 0) return HOLDER_UNKNOWN;
-    if (pid === this.pid) {
-      if (tid <= 0) return HOLDER_UNKNOWN;
-      const alive = isThreadAlive(pid, tid);
-      return alive === true ? HOLDER_ALIVE : alive === false ? HOLDER_DEAD : HOLDER_UNKNOWN;
-    }
-    // Another process: only a mapped file's liveness locks tell, in any namespace.
-    if (this.liveness === null || slot < 0) return HOLDER_UNKNOWN;
-    return this.liveness.ownerAlive(slot, pid, tid) ? HOLDER_ALIVE : HOLDER_DEAD;
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq) return OWNER_UNKNOWN;
+    return ownerState(word, tid, this.liveness);
   }
 
   /** Once per lock: a live holder has kept a lock past the lease, and its waiters wait (see the header). */
   warnLiveHolder(shard, waited) {
     if (this.warnedLiveHolder) return;
     this.warnedLiveHolder = true;
-    const pid = shard.meta[M_OWNER_PID] & PID_MASK;
+    const pid = pidOf(shard.meta[M_OWNER_PID]);
     process.emitWarning(
       `arenacache: a shard lock has been held for ${Math.round(waited)} ms, past lockLeaseMs, by a live thread of process ${pid}; ` +
         'waiting for it (a live holder is never taken over: it may be stopped or stalled, and would write on)',

@@ -14,7 +14,7 @@ import {
   H64_SWEEPER_LEASE_UNTIL,
   HEADER_BYTES,
 } from './layout.js';
-import { isProcessAlive, isThreadAlive } from '../native.js';
+import { OWNER_DEAD, ownerPidWord, ownerState } from './liveness.js';
 import { EXPIRY_F64, HAS_TTL } from './record.js';
 import { M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
@@ -32,6 +32,8 @@ export class Sweeper {
   constructor(arena, owner) {
     this.arena = arena;
     this.owner = owner;
+    /** Recorded next to `owner`: our pid, and in a mapped file our thread slot (see liveness.js). */
+    this.pidWord = ownerPidWord(arena.liveness, arena.livenessSlot);
     this.h32 = new Int32Array(arena.buffer, 0, HEADER_BYTES / 4);
     this.h64 = new Float64Array(arena.buffer, 0, HEADER_BYTES / 8);
     this.leaseMs = arena.header.sweepIntervalMs * LEASE_INTERVALS;
@@ -41,22 +43,20 @@ export class Sweeper {
   holdLease(now) {
     const h32 = this.h32;
     const holder = Atomics.load(h32, H32_SWEEPER_TID);
-    if (holder === this.owner && h32[H32_SWEEPER_PID] === process.pid) {
+    if (holder === this.owner && h32[H32_SWEEPER_PID] === this.pidWord) {
       this.h64[H64_SWEEPER_LEASE_UNTIL] = now + this.leaseMs;
       return true;
     }
     if (holder !== 0 && now < this.h64[H64_SWEEPER_LEASE_UNTIL] && !this.holderExited(holder)) return false;
     if (Atomics.compareExchange(h32, H32_SWEEPER_TID, holder, this.owner) !== holder) return false;
-    h32[H32_SWEEPER_PID] = process.pid;
+    h32[H32_SWEEPER_PID] = this.pidWord;
     this.h64[H64_SWEEPER_LEASE_UNTIL] = now + this.leaseMs;
     return true;
   }
 
+  /** Whether the lease's holder, thread `tid`, is known to be dead (in any PID namespace, see liveness.js). */
   holderExited(tid) {
-    const pid = this.h32[H32_SWEEPER_PID];
-    if (pid <= 0) return false;
-    if (pid !== process.pid) return !isProcessAlive(pid);
-    return tid > 0 && isThreadAlive(pid, tid) === false;
+    return ownerState(this.h32[H32_SWEEPER_PID], tid, this.arena.liveness) === OWNER_DEAD;
   }
 
   /** Gives the lease up (the cache is closing), so another thread takes over at once. */
