@@ -2,7 +2,7 @@
 // waited for while it lives, in this PID namespace or another, and its
 // flight abandoned at once when its process dies.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -10,20 +10,10 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native.js';
 import { arenaPath } from './helpers/arena-files.js';
+import { unshareMissing } from './helpers/unshare.js';
 
 const child = fileURLToPath(new URL('./helpers/fetch-loader-child.js', import.meta.url));
 const skip = !nativeAvailable && 'native addon unavailable';
-
-function unshareMissing() {
-  if (skip) return skip;
-  if (process.getuid?.() !== 0) return 'needs root (unshare -p)';
-  try {
-    execFileSync('unshare', ['-p', '-f', '--mount-proc', 'true'], { stdio: 'ignore' });
-    return false;
-  } catch (error) {
-    return `unshare -p -f --mount-proc does not work here (${error.message.split('\n')[0]})`;
-  }
-}
 
 /** Starts the child (in a new PID namespace with `unshare`) and resolves once its loader runs. */
 async function startLoader(path, key, unshare) {

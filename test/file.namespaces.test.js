@@ -7,27 +7,15 @@
 // over, no healthy shard reset.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'node:test';
-import { nativeAvailable } from '../lib/native.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
+import { unshareMissing } from './helpers/unshare.js';
 
 const run = promisify(execFile);
 const hammer = fileURLToPath(new URL('./helpers/namespace-hammer.js', import.meta.url));
-
-function unshareMissing() {
-  if (!nativeAvailable) return 'native addon unavailable';
-  if (process.getuid?.() !== 0) return 'needs root (unshare -p)';
-  try {
-    execFileSync('unshare', ['-p', '-f', '--mount-proc', 'true'], { stdio: 'ignore' });
-    return false;
-  } catch (error) {
-    return `unshare -p -f --mount-proc does not work here (${error.message.split('\n')[0]})`;
-  }
-}
 
 test('two processes in different PID namespaces share one shard without taking over each other\'s locks', { skip: unshareMissing() }, async (t) => {
   const path = arenaPath(t);
