@@ -17,7 +17,7 @@ import { ArenaCacheError, codes, describe } from './errors.js';
 
 const require = createRequire(import.meta.url);
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const EXPECTED_ABI = 7;
+const EXPECTED_ABI = 8;
 
 const BUILD_HINT = 'run "npm rebuild arenacache", which needs python3, make and a C++ compiler';
 

@@ -9,6 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
+import { Arena } from '../lib/arena/arena.js';
+import { RECORD_HEADER_BYTES, REWRITING } from '../lib/arena/record.js';
 import { peer, SECRET, until } from './helpers/invalidation.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 
@@ -225,19 +227,42 @@ test('a kept value is never served after its ttl, with or without ttlResolution'
   }
 });
 
-test('a shard reset after a lock holder died ends the kept values of that shard', async () => {
+test('a lock holder that died: its shard is rebuilt, kept values of entries that survived still answer, the torn one does not', async () => {
   const cache = newCache({ shards: 1, lockLeaseMs: 100 });
   cache.set('k', 'before');
+  cache.set('t', 'torn by the holder');
   warm(cache, 'k');
+  warm(cache, 't');
   const wake = new SharedArrayBuffer(4);
   const holder = new Worker(new URL('./helpers/lock-holder-worker.js', import.meta.url), { workerData: { buffer: cache.handle.buffer, wake } });
   await once(holder, 'message');
+  // As if the holder died in the middle of rewriting t's value in place.
+  const shard = Arena.attach(cache.handle.buffer).shards[0];
+  const offset = recordOffsetOf(shard, 't');
+  shard.u32[offset >>> 2] |= REWRITING;
   await holder.terminate();
-  // The next write takes the lock over and resets the shard.
+  // The next write takes the lock over and rebuilds the shard.
   SharedCache.attach(cache.handle, { nearCache: 0 }).set('other', 'x');
-  assert.equal(cache.stats().lockRecoveries, 1);
-  assert.equal(cache.get('k'), undefined);
+  const { lockRecoveries, lostEntries } = cache.stats();
+  assert.deepEqual({ lockRecoveries, lostEntries }, { lockRecoveries: 1, lostEntries: 1 });
+  assert.equal(cache.get('t'), undefined);
+  assert.equal(cache.get('k'), 'before');
+  assert.equal(cache.get('other'), 'x');
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });
+
+/** The offset of the live record of string key `key` in `shard` (found through its dictionary). */
+function recordOffsetOf(shard, key) {
+  for (let slot = 0; slot < shard.slots; slot++) {
+    const w0 = shard.table[2 * slot];
+    if (w0 === 0) continue;
+    const offset = (w0 - 1) * 8;
+    const keyLength = shard.u32[offset >>> 2] >>> 16;
+    const keyStart = offset + RECORD_HEADER_BYTES;
+    if (Buffer.from(shard.u8.subarray(keyStart, keyStart + keyLength)).toString() === key) return offset;
+  }
+  throw new Error(`no record of ${key}`);
+}
 
 test('gets of Buffer keys, and of keys read once, do not fill the near cache', () => {
   const cache = newCache();

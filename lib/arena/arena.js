@@ -143,15 +143,18 @@ export class Arena {
    * Called by the only process that has a mapped arena open, before anyone
    * else can attach: every lock, lease, flight and thread slot in it belongs
    * to a process that has exited (a restart, or a crash). Shards left locked
-   * mid-write, and shards that fail their invariants (a machine crash can
-   * write back some pages of a shard and not others), are reset; the rest
-   * keep their entries. Returns the number of shards reset.
+   * mid-write are rebuilt (see rebuild.js) with `rebuildLocked`, reset
+   * otherwise; shards that fail their invariants (a machine crash can write
+   * back some pages of a shard and not others) are reset; the rest keep
+   * their entries. Returns the number of shards repaired.
+   * @param {{ rebuildLocked?: boolean }} [options] true only where no
+   *   machine crash can have come between (a file in memory)
    */
-  recoverAfterRestart() {
+  recoverAfterRestart({ rebuildLocked = false } = {}) {
     let reset = 0;
     const hashStarts = [this.stringHashStart, this.bytesHashStart];
     for (const shard of this.shards) {
-      if (releaseAbandonedLock(shard)) {
+      if (releaseAbandonedLock(shard, rebuildLocked)) {
         this.counters[STAT.lockRecoveries]++;
         reset++;
         continue;
@@ -160,7 +163,7 @@ export class Arena {
       // header page with the published counts: the meta line decides.
       shard.publishCount();
       if (verifyShard(shard, hashStarts).length > 0) {
-        shard.reset();
+        shard.resetDamaged();
         this.counters[STAT.shardRepairs]++;
         reset++;
       }
@@ -448,7 +451,7 @@ export class Arena {
    * other error is a bug and is rethrown.
    */
   resetAfter(shard, error) {
-    shard.reset();
+    shard.resetDamaged();
     this.counters[STAT.shardRepairs]++;
     if (error?.code !== codes.ERR_ARENA_CORRUPT) throw error;
   }
@@ -456,7 +459,7 @@ export class Arena {
   /** A reader found the shard damaged (a record pointing outside its region): reset it. */
   repair(shard) {
     const held = this.lock.acquire(shard);
-    shard.reset();
+    shard.resetDamaged();
     this.counters[STAT.shardRepairs]++;
     this.lock.release(shard, held);
   }

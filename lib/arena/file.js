@@ -161,7 +161,7 @@ function attach(path, kind, buffer) {
 export const CACHE_ARENA = Object.freeze({
   create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
   attach: (buffer, options) => Arena.attach(buffer, options),
-  recover: (arena) => arena.recoverAfterRestart(),
+  recover: (arena, options) => arena.recoverAfterRestart(options),
 });
 
 /**
@@ -209,7 +209,10 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
       }
       buffer = map(path, fd, size, populate ? POPULATE_READ : POPULATE_NONE);
       arena = attach(path, kind, buffer);
-      if (sole) recovered = kind.recover(arena);
+      // Shards left locked are rebuilt where only process deaths can have
+      // left them so (a file in memory); on disk, a machine crash may have
+      // written back some of a shard's pages and not others: reset.
+      if (sole) recovered = kind.recover(arena, { rebuildLocked: fileStat(fd).memoryBacked });
     }
     if (sole) fileLock(fd, LOCK_SHARED, true);
     if (created && (mode & FOREIGN_READ_BITS) !== 0) {

@@ -3,7 +3,7 @@
 // Every record starts 8-byte aligned:
 //
 //   word 0  flags: bits 0-1 type (LIVE/DEAD/PAD), bit 2 HAS_TTL, bit 3 key
-//           kind, bits 4-5 value kind, bits 16-31 key length
+//           kind, bits 4-5 value kind, bit 6 REWRITING, bits 16-31 key length
 //   word 1  value length in bytes
 //   word 2  hash of the key (finds the dictionary slot when evicting)
 //   word 3  record size in bytes (header + key + value, rounded up to 8)
@@ -31,6 +31,12 @@ export const TYPE_LIVE = 1;
 export const TYPE_DEAD = 2;
 export const TYPE_PAD = 3;
 export const HAS_TTL = 4;
+/**
+ * Set while a rewrite in place changes the record's value (see
+ * Shard.rewrite): a record found with it after its writer died is that
+ * write in flight, torn, and is dropped (see rebuild.js).
+ */
+export const REWRITING = 64;
 export const KEY_KIND_SHIFT = 3;
 export const VALUE_KIND_SHIFT = 4;
 

@@ -221,15 +221,16 @@ export class ShardLock {
 /**
  * After a restart, for the only process with the arena open: clears the
  * shard's waiter count, and if its lock was left held (its holder died
- * mid-write) repairs the shard and moves the sequence on. Returns whether it
- * was held.
+ * mid-write) repairs the shard (see recoverFromDeadHolder: `rebuild` false
+ * where it must not be rebuilt) and moves the sequence on. Returns whether
+ * it was held.
  */
-export function releaseAbandonedLock(shard) {
+export function releaseAbandonedLock(shard, rebuild = true) {
   const meta = shard.meta;
   meta[M_WAITERS] = 0;
   const seq = meta[M_SEQ];
   if ((seq & 1) === 0) return false;
-  shard.recoverFromDeadHolder();
+  shard.recoverFromDeadHolder(rebuild);
   Atomics.store(meta, M_SEQ, (seq + 1) | 0);
   return true;
 }

@@ -7,9 +7,9 @@
 // bytes are one cache line whether the buffer starts on a 64-byte line (a
 // mapped file) or 16 bytes past one (a SharedArrayBuffer from malloc, as V8
 // allocates them). Inserts add the counts and the main ring (words 11-15);
-// the small ring, sampled evictions and the sweeper use the rest. Words 23-31
-// stay unused: with the 16-byte shift they share a line with the next
-// shard's lock.
+// the small ring, sampled evictions and the sweeper use the rest. With the
+// 16-byte shift, words 23-31 share a line with the next shard's lock: only
+// a reset writes there (M_RESETTING); the rest stay unused.
 
 // ShardLock (shard-lock.js). The block store's stripes and the invalidation
 // outbox share these lock words with their own layouts: keep them here.
@@ -39,3 +39,9 @@ export const M_RINGS = 11;
 /** xorshift32 state for sampling (writers only). */
 export const M_RANDOM = 21;
 export const M_SWEEP_CURSOR = 22;
+/**
+ * 1 while Shard.reset() runs (a clear): a holder that dies meanwhile leaves
+ * it set, and the rebuild after it finishes the clear (see rebuild.js). On
+ * the next shard's lock line, which only a reset writes to.
+ */
+export const M_RESETTING = 23;

@@ -27,6 +27,7 @@ import {
   keyWord,
   paddedKeyBytes,
   RECORD_HEADER_BYTES,
+  REWRITING,
   STAMP_F64,
   TTL_BYTES,
   TYPE_DEAD,
@@ -37,7 +38,9 @@ import {
 import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES, slotGroupsPerShard } from './layout.js';
 import { createPolicy, FREQUENCY_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
-import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { rebuildShard } from './rebuild.js';
+import { hashStart } from './hash.js';
 import { STAT } from './thread-stats.js';
 
 
@@ -66,6 +69,8 @@ export class Shard {
     const dataOffset = layout.dataOffset + index * regionBytes;
     this.index = index;
     this.counters = counters;
+    /** The hash start states of string and byte keys (a rebuild checks every record's key against its hash). */
+    this.hashStarts = [hashStart(layout.hashSeed, 0), hashStart(layout.hashSeed, 1)];
     this.clock = clock;
     this.meta = new Int32Array(buffer, layout.metaOffset + index * SHARD_META_BYTES, SHARD_META_BYTES / 4);
     this.meta64 = new Float64Array(buffer, layout.metaOffset + index * SHARD_META_BYTES, SHARD_META_BYTES / 8);
@@ -357,13 +362,17 @@ export class Shard {
     const o4 = offset >>> 2;
     const hasTtl = expiresAt > 0;
     this.meta[M_LIVE_BYTES] += valueLength - u32[o4 + 1];
-    u32[o4] = (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
+    const flags = (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
+    // Marked while the value is half old, half new: a holder that dies in
+    // between leaves the mark, and the rebuild after it drops the record.
+    u32[o4] = flags | REWRITING;
     u32[o4 + 1] = valueLength;
     // The new stamp goes in before the value: a near copy checked meanwhile no longer holds.
     const f64 = this.f64;
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
     if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
     this.writeValue(offset, keyLength, hasTtl, value, valueLength);
+    u32[o4] = flags;
     this.slotChanged(slot);
     this.touchAt(slot, offset);
     this.writtenSlot = slot;
@@ -528,13 +537,43 @@ export class Shard {
     return Math.floor((x >>> 0) * this.homeScale);
   }
 
-  /** A lock holder died inside this shard: what it was changing is unknown, so drop everything. */
-  recoverFromDeadHolder() {
+  /**
+   * A lock holder died inside this shard, in the middle of whatever it was
+   * changing: rebuild the shard from its rings, losing only that write
+   * (rebuild.js), or reset it when the rings do not add up. With `rebuild`
+   * false (a file on disk after a restart, whose pages a machine crash may
+   * have written back in part), reset it.
+   */
+  recoverFromDeadHolder(rebuild = true) {
+    if (!rebuild) {
+      this.resetDamaged();
+      return;
+    }
+    this.counters[STAT.lostEntries] += rebuildShard(this, this.hashStarts);
+  }
+
+  /** Drops every entry of a shard found damaged, counting them as lost. */
+  resetDamaged() {
+    const count = this.meta[M_COUNT];
+    this.counters[STAT.lostEntries] += count >= 0 ? count : 0;
     this.reset();
   }
 
-  /** Drops every entry of the shard (clear, or repair after a dead holder). */
+  /** Advances every slot group's write count: every near-cache entry of the shard is checked again. */
+  advanceAllGroups() {
+    // A damaged count restarts past any count a reader can hold (see reset).
+    const groupWrites = this.groupWrites;
+    for (let g = this.groupBase; g < this.groupBase + this.groupCount; g++) {
+      const writes = groupWrites[g];
+      groupWrites[g] = writes >= 0 && writes < MAX_WRITE_STAMP ? writes + 1 : Date.now() * 1024;
+    }
+  }
+
+  /** Drops every entry of the shard (clear, or repair after damage). */
   reset() {
+    // Marked until done: a holder that dies meanwhile leaves a clear that
+    // the rebuild after it finishes (rebuild.js).
+    this.meta[M_RESETTING] = 1;
     this.table.fill(0);
     this.ghosts.fill(0);
     const meta = this.meta;
@@ -549,13 +588,10 @@ export class Shard {
     const stamp = this.meta64[M64_WRITE_STAMP];
     if (!(stamp >= 0 && stamp < MAX_WRITE_STAMP)) this.meta64[M64_WRITE_STAMP] = Date.now() * 1024;
     // Every group changed; a damaged count restarts the same way.
-    const groupWrites = this.groupWrites;
-    for (let g = this.groupBase; g < this.groupBase + this.groupCount; g++) {
-      const writes = groupWrites[g];
-      groupWrites[g] = writes >= 0 && writes < MAX_WRITE_STAMP ? writes + 1 : Date.now() * 1024;
-    }
+    this.advanceAllGroups();
     this.main.reset();
     this.small.reset();
     this.publishCount();
+    this.meta[M_RESETTING] = 0;
   }
 }

@@ -38,6 +38,8 @@ export const STAT = Object.freeze({
   threadSlotRepairs: 21,
   /** Gets answered by an instance's near cache (counted apart from hits; stats() adds them in). */
   nearHits: 22,
+  /** Entries lost to lock recoveries (a rebuild drops only the write in flight) and shard resets after damage. */
+  lostEntries: 23,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;

@@ -3,9 +3,35 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { MAX_WRITE_STAMP, TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
+
+/**
+ * What is wrong with the live record at `position` (word 0 `flags`, `size`
+ * bytes), or null: its size must fit its key and value, its key bytes hash
+ * to its stored hash, its write stamp lie in [1, the shard's count], and no
+ * rewrite in place be under way (see Shard.rewrite). Used by verify() and by
+ * rebuilds (rebuild.js), which drop such a record.
+ */
+export function liveRecordProblem(shard, position, flags, size, hashStarts) {
+  const u32 = shard.u32;
+  if ((flags & REWRITING) !== 0) return `live record at ${position} is marked as being rewritten`;
+  const keyLength = flags >>> 16;
+  const valueLength = u32[(position >>> 2) + 1];
+  const hasTtl = (flags & HAS_TTL) !== 0;
+  const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength;
+  if (size !== expected + ((8 - (expected % 8)) % 8)) return `live record at ${position} has size ${size}, expected ${expected} rounded up to 8`;
+  const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
+  const keyHash = hashBytes(hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
+  if (keyHash !== u32[(position >>> 2) + 2]) return `live record at ${position}: its key bytes do not hash to its stored hash`;
+  // Near caches trust a stamp to name one write: never reused, never ahead of the shard's count.
+  const stamp = shard.f64[(position >>> 3) + STAMP_F64];
+  if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= shard.meta64[M64_WRITE_STAMP])) {
+    return `live record at ${position} has write stamp ${stamp}, outside [1, ${shard.meta64[M64_WRITE_STAMP]}]`;
+  }
+  return null;
+}
 
 /**
  * Walks one ring from tail to head; adds its live records to `live`
@@ -46,25 +72,12 @@ function walkRing(shard, ring, hashStarts, live, stamps) {
       return problems;
     }
     if (type === TYPE_LIVE) {
-      const keyLength = flags >>> 16;
-      const valueLength = u32[(position >>> 2) + 1];
-      const hasTtl = (flags & HAS_TTL) !== 0;
-      const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength;
-      if (size !== expected + ((8 - (expected % 8)) % 8)) {
-        problems.push(`live record at ${position} has size ${size}, expected ${expected} rounded up to 8`);
-      }
-      const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
-      const keyHash = hashBytes(hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
-      if (keyHash !== u32[(position >>> 2) + 2]) problems.push(`live record at ${position}: its key bytes do not hash to its stored hash`);
-      // Near caches trust a stamp to name one write: never reused, never ahead of the shard's count.
+      const problem = liveRecordProblem(shard, position, flags, size, hashStarts);
+      if (problem !== null) problems.push(problem);
       const stamp = shard.f64[(position >>> 3) + STAMP_F64];
-      if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= shard.meta64[M64_WRITE_STAMP])) {
-        problems.push(`live record at ${position} has write stamp ${stamp}, outside [1, ${shard.meta64[M64_WRITE_STAMP]}]`);
-      } else if (stamps.has(stamp)) {
-        problems.push(`live records at ${stamps.get(stamp)} and ${position} have the same write stamp`);
-      }
+      if (problem === null && stamps.has(stamp)) problems.push(`live records at ${stamps.get(stamp)} and ${position} have the same write stamp`);
       stamps.set(stamp, position);
-      live.set(position, { keyValueBytes: keyLength + valueLength, hasTtl });
+      live.set(position, { keyValueBytes: (flags >>> 16) + u32[(position >>> 2) + 1], hasTtl: (flags & HAS_TTL) !== 0 });
       count++;
       liveRecordBytes += size;
     } else if (type !== TYPE_DEAD && type !== TYPE_PAD) {

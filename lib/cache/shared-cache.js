@@ -536,6 +536,7 @@ export class SharedCache {
       lockWaits: totals.lockWaits,
       lockRecoveries: totals.lockRecoveries,
       shardRepairs: totals.shardRepairs,
+      lostEntries: totals.lostEntries,
       threadSlotRepairs: totals.threadSlotRepairs,
       ...invalidationStats(this.#outbox),
     };

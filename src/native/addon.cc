@@ -23,7 +23,7 @@ static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
   arenacache::DirExchange::Init(env, exports);
   arenacache::FsSync::Init(env, exports);
   // Bumped whenever the JS wrappers in lib/native.js need a different addon.
-  exports.Set("abiVersion", Napi::Number::New(env, 7));
+  exports.Set("abiVersion", Napi::Number::New(env, 8));
   return exports;
 }
 

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -246,6 +248,12 @@ Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
   result.Set("regular", Napi::Boolean::New(env, S_ISREG(st.st_mode)));
   result.Set("dev", Napi::Number::New(env, static_cast<double>(st.st_dev)));
   result.Set("ino", Napi::Number::New(env, static_cast<double>(st.st_ino)));
+  // In memory only (tmpfs, ramfs): a machine crash takes the file with it,
+  // so a file that survives has only seen processes die, never pages
+  // written back in part.
+  struct statfs fs;
+  const bool memoryBacked = fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+  result.Set("memoryBacked", Napi::Boolean::New(env, memoryBacked));
   return result;
 }
 

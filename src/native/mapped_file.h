@@ -26,7 +26,8 @@ class MappedFile {
   // following a final symlink; with createMode > 0, creates the file with
   // that mode if it does not exist.
   static Napi::Value Open(const Napi::CallbackInfo& info);
-  // fileStat(fd) -> { size, uid, euid, mode, regular }
+  // fileStat(fd) -> { size, uid, euid, mode, regular, dev, ino, memoryBacked }
+  // (memoryBacked: on tmpfs or ramfs)
   static Napi::Value Stat(const Napi::CallbackInfo& info);
   // fileLock(fd, kind, wait) -> boolean: kind 0 unlocks, 1 shared, 2
   // exclusive (an OFD lock of bytes 0 to 2^40, the arena however large, not
