@@ -25,6 +25,12 @@
 //      whole.
 //   5. A clear (Shard.reset) marks the shard RESETTING before it starts and
 //      unmarks it when done: a marked shard is cleared, as it was about to be.
+//   6. A relocation whose copy overlaps its own source (a nearly full ring)
+//      journals where the record is, where it goes and its size while it
+//      runs (M_MOVE_*). If the ring's head had not moved past the copy, the
+//      record may be torn: it is dropped, as if the write in flight had
+//      evicted it (it was making room for that write), and the ring's tail
+//      and head are set past its source and back to the copy's start.
 //
 // So a rebuild walks each ring from tail to head, checks every live record
 // (size, key hash, stamp), keeps the newest live record of each key and
@@ -43,7 +49,7 @@
 // whose writes all reached memory in program order up to the moment they died.
 
 import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
-import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { liveRecordProblem, verifyShard } from './verify.js';
 
 /**
@@ -61,12 +67,20 @@ function walkRing(shard, ring, hashStarts, newest, dropped) {
   const tail = meta[ring.tailWord];
   const inRing = (position) => position >= ring.base && position < ring.end && position % 8 === 0;
   if (!inRing(head) || !inRing(tail)) return -1;
-  // head === tail is an empty ring or a full one: `used` tells (a holder
-  // updates it after the head, so it can lag only when the head moved).
-  const empty = head === tail && meta[ring.usedWord] === 0;
+  // `used` grows only once the bytes it counts are written (after a commit
+  // moves the head, after a pad is written) and shrinks before the tail
+  // moves on: a ring it calls full has no free space, and is walked whole
+  // from the tail, whatever the head says (a full ring's record stays in
+  // place while its head and tail move past it, one after the other).
+  // Otherwise the walk ends at the head: what lies beyond is free space,
+  // where stale copies of moved records must not come back. head === tail
+  // with nothing used is an empty ring.
+  const used = meta[ring.usedWord];
+  const full = used === ring.size;
+  const empty = !full && head === tail && used === 0;
   let position = tail;
   let walked = 0;
-  while (!empty && (position !== head || walked === 0)) {
+  while (!empty && (full ? walked < ring.size : position !== head || walked === 0)) {
     const flags = u32[position >>> 2];
     const type = flags & TYPE_MASK;
     const size = type === TYPE_PAD ? ring.end - position : u32[(position >>> 2) + 3];
@@ -90,6 +104,8 @@ function walkRing(shard, ring, hashStarts, newest, dropped) {
     position += size;
     if (position === ring.end) position = ring.base;
   }
+  // A full ring's head is its tail.
+  if (full) meta[ring.headWord] = tail;
   return walked;
 }
 
@@ -113,6 +129,37 @@ function liveRecord(shard, position, flags, size, hashStarts) {
 }
 
 /**
+ * Settles a relocation onto itself that was under way (see the header, 6).
+ * Returns the entries it dropped (0 or 1), or -1 when the journal is not
+ * plausible.
+ */
+function settleMove(shard) {
+  const meta = shard.meta;
+  const from = meta[M_MOVE_FROM] - 1;
+  const to = meta[M_MOVE_TO];
+  const size = meta[M_MOVE_SIZE];
+  meta[M_MOVE_FROM] = 0;
+  const ring = shard.main.contains(from) ? shard.main : shard.small;
+  if (!ring.contains(from) || !ring.contains(to) || !(to < from && from < to + size && from + size <= ring.end) || size % 8 !== 0) return -1;
+  const wrap = (position) => (position === ring.end ? ring.base : position);
+  const movedHead = wrap(to + size);
+  const movedTail = wrap(from + size);
+  const head = meta[ring.headWord];
+  const tail = meta[ring.tailWord];
+  // The head moves past the copy only once it is complete: then only the tail may be left behind.
+  if (head === movedHead) {
+    meta[ring.tailWord] = movedTail;
+    return 0;
+  }
+  if (tail !== from) return -1;
+  meta[ring.tailWord] = movedTail;
+  meta[ring.headWord] = to;
+  // Not full: [to, from + size) is free now (the walk recounts `used`).
+  meta[ring.usedWord] = Math.min(meta[ring.usedWord], ring.size - (from + size - to));
+  return 1;
+}
+
+/**
  * Rebuilds `shard` from its rings (see the header); the caller holds its
  * lock. Returns the number of entries lost: the live records dropped (the
  * write in flight), or when the shard had to be reset, every entry it held.
@@ -128,6 +175,11 @@ export function rebuildShard(shard, hashStarts) {
   }
   const newest = new Map();
   const dropped = { count: 0 };
+  if (meta[M_MOVE_FROM] !== 0) {
+    const moved = settleMove(shard);
+    if (moved < 0) return resetLosing(shard);
+    dropped.count += moved;
+  }
   const mainWalked = walkRing(shard, shard.main, hashStarts, newest, dropped);
   const smallWalked = mainWalked < 0 ? -1 : walkRing(shard, shard.small, hashStarts, newest, dropped);
   if (smallWalked < 0 || newest.size >= shard.slots) return resetLosing(shard);

@@ -13,7 +13,7 @@
 // empty one (used === 0).
 
 import { RECORD_HEADER_BYTES, TYPE_MASK, TYPE_PAD } from './record.js';
-import { M_RINGS } from './shard-meta.js';
+import { M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RINGS } from './shard-meta.js';
 
 const RING_WORDS = 5;
 const R_HEAD = 0;
@@ -183,12 +183,21 @@ export class Ring {
     }
     // The destination is free space, possibly overlapping the record itself
     // (copyWithin moves like memmove); when head === tail it stays in place.
+    // A copy onto itself is journaled while it runs: a holder dying in the
+    // middle would leave the record torn where the ring's tail still points.
+    const ontoItself = head !== tail && head < tail && head + size > tail;
+    if (ontoItself) {
+      meta[M_MOVE_TO] = head;
+      meta[M_MOVE_SIZE] = size;
+      meta[M_MOVE_FROM] = tail + 1;
+    }
     if (head !== tail) shard.u8.copyWithin(head, tail, tail + size);
     shard.table[2 * slot] = head / 8 + 1;
     shard.slotChanged(slot);
     head += size;
     meta[this.headWord] = head === this.end ? this.base : head;
     meta[this.tailWord] = tail + size === this.end ? this.base : tail + size;
+    if (ontoItself) meta[M_MOVE_FROM] = 0;
   }
 
   /**

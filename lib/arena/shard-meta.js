@@ -9,7 +9,8 @@
 // allocates them). Inserts add the counts and the main ring (words 11-15);
 // the small ring, sampled evictions and the sweeper use the rest. With the
 // 16-byte shift, words 23-31 share a line with the next shard's lock: only
-// a reset writes there (M_RESETTING); the rest stay unused.
+// a reset (M_RESETTING) and a relocation onto itself (M_MOVE_*) write there;
+// the rest stay unused.
 
 // ShardLock (shard-lock.js). The block store's stripes and the invalidation
 // outbox share these lock words with their own layouts: keep them here.
@@ -45,3 +46,12 @@ export const M_SWEEP_CURSOR = 22;
  * the next shard's lock line, which only a reset writes to.
  */
 export const M_RESETTING = 23;
+/**
+ * A relocation whose copy overlaps its source (Ring.recycleTail), while it
+ * runs: the record's offset + 1 (0: none), where it goes, and its size. A
+ * holder that dies meanwhile may leave the record torn; the rebuild after it
+ * drops that record and skips what it covered (see rebuild.js).
+ */
+export const M_MOVE_FROM = 24;
+export const M_MOVE_TO = 25;
+export const M_MOVE_SIZE = 26;

@@ -38,7 +38,7 @@ import {
 import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES, slotGroupsPerShard } from './layout.js';
 import { createPolicy, FREQUENCY_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
-import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { rebuildShard } from './rebuild.js';
 import { hashStart } from './hash.js';
 import { STAT } from './thread-stats.js';
@@ -592,6 +592,7 @@ export class Shard {
     this.main.reset();
     this.small.reset();
     this.publishCount();
+    this.meta[M_MOVE_FROM] = 0;
     this.meta[M_RESETTING] = 0;
   }
 }

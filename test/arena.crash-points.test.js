@@ -1,0 +1,216 @@
+// Deterministic crash points: a writer "dies" after each single write of each
+// mutation, and the shard is rebuilt as a takeover would (lib/arena/rebuild.js).
+//
+// Every write a mutation makes to the shard's memory (each element store and
+// each bulk copy, fill or string write, in program order) is recorded through
+// proxies over the shard's typed arrays. Then, for every prefix of those
+// writes, the arena is put back as it was before the mutation, the prefix is
+// applied (the state a holder that died right there leaves), the shard is
+// rebuilt, and the cache is checked against what it held before and after
+// the mutation: verify() passes, every other entry is there with its value
+// (unless the mutation itself evicted it), and the key being written holds
+// its old value, its new one, or nothing: never anything else.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { SharedCache } from '../lib/index.js';
+import { Arena } from '../lib/arena/arena.js';
+import { HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/record.js';
+import { M_MOVE_FROM } from '../lib/arena/shard-meta.js';
+import { TAG_MASK } from '../lib/arena/shard.js';
+import { KeyEncoder } from '../lib/cache/key-encoder.js';
+import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+
+const MiB = 2 ** 20;
+const OPS = STRESS ? 200 : 40;
+const KEYS = 120;
+/** Crash points tried per mutation at most, evenly spread (plus the first and last 16). */
+const MAX_POINTS = STRESS ? 400 : 60;
+/** The shard's memory, as Shard fields: every write to them is recorded. */
+const FIELDS = ['u32', 'u8', 'f64', 'bytes', 'table', 'meta', 'meta64', 'groupWrites', 'ghosts', 'counts'];
+/** Bulk writes are recorded as the runs of 8 bytes (or single elements) a copy writes one after another. */
+const CHUNK = 8;
+
+/** The elements a bulk write by `method` will store into `array`, as [index, values] runs in the order a copy makes them. */
+function bulkRuns(array, method, args) {
+  let start;
+  let values;
+  let backward = false;
+  if (method === 'set') {
+    [values, start = 0] = args;
+    values = Array.isArray(values) ? Uint8Array.from(values) : values.slice();
+  } else if (method === 'copyWithin') {
+    const [target, from, end = array.length] = args;
+    values = array.slice(from, end);
+    start = target;
+    // memmove copies from the far end when the destination lies after the source.
+    backward = target > from;
+  } else if (method === 'fill') {
+    const [value, from = 0, end = array.length] = args;
+    values = array.slice(from, end).fill(value);
+    start = from;
+  } else if (method === 'latin1Write' || method === 'utf8Write') {
+    const [text, offset = 0, length] = args;
+    const encoded = Buffer.from(text, method === 'latin1Write' ? 'latin1' : 'utf8');
+    values = encoded.subarray(0, length ?? encoded.length);
+    start = offset;
+  } else {
+    return null;
+  }
+  const step = array.BYTES_PER_ELEMENT === 1 ? CHUNK : 1;
+  const runs = [];
+  for (let i = 0; i < values.length; i += step) runs.push([start + i, values.slice(i, Math.min(values.length, i + step))]);
+  return backward ? runs.reverse() : runs;
+}
+
+/** Records `shard`'s writes into `log` until the returned function is called. */
+function recordWrites(shard, log) {
+  const originals = {};
+  for (const name of FIELDS) {
+    const target = shard[name];
+    if (target === null) continue;
+    originals[name] = target;
+    shard[name] = new Proxy(target, {
+      set(array, property, value) {
+        array[property] = value;
+        // Read back: the store as the typed array converted it.
+        if (typeof property === 'string' && /^\d+$/.test(property)) log.push({ name, index: Number(property), values: [array[property]] });
+        return true;
+      },
+      get(array, property) {
+        const member = array[property];
+        if (typeof member !== 'function') return member;
+        return (...args) => {
+          const runs = bulkRuns(array, property, args);
+          if (runs !== null) for (const [index, values] of runs) log.push({ name, index, values });
+          return member.apply(array, args);
+        };
+      },
+    });
+  }
+  // Atomics need real typed arrays: the same updates as plain stores, through the proxies.
+  shard.touchAt = () => false;
+  shard.setFrequency = function setFrequency(slot, frequency) {
+    this.slotChanged(slot);
+    this.table[2 * slot + 1] = ((this.table[2 * slot + 1] & TAG_MASK) | frequency) >>> 0;
+  };
+  return () => {
+    Object.assign(shard, originals);
+    delete shard.touchAt;
+    delete shard.setFrequency;
+    return originals;
+  };
+}
+
+/** The string key of the record at `offset` in the arena bytes `memory` (a snapshot). */
+function keyAt(memory, shard, offset) {
+  const start = shard.u8.byteOffset + offset;
+  const view = new DataView(memory.buffer, memory.byteOffset);
+  const keyLength = view.getUint32(start, true) >>> 16;
+  const keyStart = start + RECORD_HEADER_BYTES + ((view.getUint32(start, true) & HAS_TTL) !== 0 ? TTL_BYTES : 0);
+  return Buffer.from(memory.subarray(keyStart, keyStart + keyLength)).toString();
+}
+
+function replay(arrays, entries) {
+  for (const { name, index, values } of entries) {
+    const array = arrays[name];
+    for (let i = 0; i < values.length; i++) array[index + i] = values[i];
+  }
+}
+
+/** The crash points to try among 0..n writes. */
+function crashPoints(n) {
+  if (n + 1 <= MAX_POINTS) return Array.from({ length: n + 1 }, (_, k) => k);
+  // The first and last writes are where bookkeeping starts and ends (a clear's ring resets come last).
+  const points = new Set();
+  for (let k = 0; k < 16; k++) points.add(k).add(n - k);
+  for (let i = 0; i < MAX_POINTS; i++) points.add(Math.round((i * n) / (MAX_POINTS - 1)));
+  return [...points].sort((a, b) => a - b);
+}
+
+for (const policy of ['hybrid', 'lru']) {
+  test(`${policy}: a writer dying after any write of a set, replacement, delete, eviction or clear costs only that write`, { timeout: 600_000 }, (t) => {
+    const seed = testSeed();
+    const random = seededRandom(seed);
+    // Small: rings wrap, records are relocated and promoted, entries evicted.
+    const cache = new SharedCache({ memoryBytes: MiB, shards: 1, nearCache: 0, policy });
+    const arena = Arena.attach(cache.handle.buffer);
+    const shard = arena.shards[0];
+    const keys = new KeyEncoder(arena.header.maxKeyBytes, arena.stringHashStart, arena.bytesHashStart);
+    const memory = new Uint8Array(cache.handle.buffer);
+    const universe = Array.from({ length: KEYS }, (_, i) => `k${i}`);
+    const contents = () => new Map(universe.flatMap((key) => {
+      const value = cache.get(key);
+      return value === undefined ? [] : [[key, value]];
+    }));
+    const mutations = {
+      set(key, value) {
+        keys.encode(key);
+        shard.store(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, recordSize(keys.length, value.length, false));
+      },
+      delete(key) {
+        keys.encode(key);
+        const slot = shard.findSlot(keys.bytes, keys.length, keyWord(keys.length, keys.kind), keys.hash);
+        if (slot >= 0) shard.removeEntry(slot, shard.foundOffset);
+      },
+      clear() {
+        shard.reset();
+      },
+    };
+    // Full from the start: evictions, wrapped rings, and (hybrid) a small ring in use.
+    for (const key of universe) cache.set(key, Buffer.alloc(16 + random.int(16000), 1));
+    let tried = 0;
+    for (let op = 0; op < OPS; op++) {
+      const key = universe[random.int(KEYS)];
+      const roll = random();
+      // One clear halfway at least: its crash points are the ones a half-done clear would show.
+      const kind = op === OPS >> 1 || roll > 0.97 ? 'clear' : roll < 0.75 ? 'set' : 'delete';
+      // Same sizes now and then: rewrites in place.
+      const value = Buffer.alloc(random() < 0.3 ? 200 : 16 + random.int(24000), op);
+      const before = contents();
+      const snapshot = memory.slice();
+      const log = [];
+      const stop = recordWrites(shard, log);
+      try {
+        mutations[kind](key, value);
+      } finally {
+        var arrays = stop();
+      }
+      const after = contents();
+      const where = `SEED=${seed} op ${op} (${kind} ${key}, ${value.length} B, ${log.length} writes)`;
+      for (const k of crashPoints(log.length)) {
+        memory.set(snapshot);
+        replay(arrays, log.slice(0, k));
+        // A relocation onto itself under way: its record may be dropped, as if the write had evicted it.
+        const moving = shard.meta[M_MOVE_FROM] === 0 ? null : keyAt(snapshot, shard, shard.meta[M_MOVE_FROM] - 1);
+        shard.recoverFromDeadHolder();
+        tried++;
+        const at = `${where}, died after write ${k}`;
+        assert.deepEqual(cache.verify(), { ok: true, problems: [] }, at);
+        const now = contents();
+        if (kind === 'clear') {
+          // Wholly done, or not at all.
+          const whole = [...before].every(([other, old]) => now.get(other)?.equals(old));
+          assert.ok(now.size === 0 || (whole && now.size === before.size), `${at}: a clear half done (${now.size} of ${before.size} entries left)`);
+          continue;
+        }
+        for (const [other, old] of before) {
+          if (other === key) continue;
+          const got = now.get(other);
+          // Entries the mutation itself evicted may be gone; any other must be there, unchanged.
+          if (after.has(other) && other !== moving) assert.ok(got !== undefined && got.equals(old), `${at}: ${other} lost or changed`);
+          else assert.ok(got === undefined || got.equals(old), `${at}: evicted ${other} changed`);
+        }
+        for (const other of now.keys()) assert.ok(before.has(other) || other === key, `${at}: ${other} appeared`);
+        const got = now.get(key);
+        const allowed = [before.get(key), after.get(key)];
+        assert.ok(got === undefined || allowed.some((value) => value !== undefined && got.equals(value)), `${at}: ${key} holds neither its old nor its new value`);
+      }
+      // Go on from the completed mutation.
+      memory.set(snapshot);
+      replay(arrays, log);
+      assert.deepEqual(contents(), after, where);
+    }
+    t.diagnostic(`${tried} crash points over ${OPS} mutations`);
+  assert.ok(tried > OPS, `${tried} crash points`);
+  });
+}
