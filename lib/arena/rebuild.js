@@ -16,8 +16,8 @@
 //      value and clears the mark after: a marked record is the write in
 //      flight and is dropped.
 //   3. Every other change to a walked record is one aligned word: its type
-//      (live to dead, by delete, eviction or replacement), or its size and
-//      type together never (a record's size never changes).
+//      (live to dead, by delete, eviction or replacement). A record's size
+//      never changes.
 //   4. A key can have two live records only while a write in flight moves
 //      or replaces it: a move copies the record (same stamp), a replacement
 //      writes a newer stamp. The record with the highest stamp is kept, so
@@ -43,10 +43,12 @@
 // the shard is reset instead: entries are lost, never corrupted.
 //
 // A machine crash is different: a file's pages are written back in any
-// order, so a record's value can be older than its header (checksums would
-// tell, see the issue tracker). The sole opener after a restart therefore
-// still resets a shard that fails verify(); rebuilds are for dead holders,
-// whose writes all reached memory in program order up to the moment they died.
+// order, so a record's value can be older than its header, which only
+// checksums (records do not carry them yet) would tell. Rebuilds are for
+// dead holders, whose writes all reached memory in program order up to the
+// moment they died: after a restart, the sole opener rebuilds the shards
+// left locked only in a file in memory (see Arena.recoverAfterRestart), and
+// resets any shard that fails verify().
 
 import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
