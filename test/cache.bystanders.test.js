@@ -44,6 +44,7 @@ test(`${KILLS} writer processes killed with SIGKILL mid-write: every bystander e
   t.after(() => cache.close());
   setBystanders(cache);
   let recoveries = 0;
+  let slowestMs = 0;
   for (let kill = 0; kill < KILLS; kill++) {
     // Values of up to 64 KiB keep the writer inside its critical sections
     // much of the time, and its rings turning over (relocating bystanders).
@@ -51,14 +52,19 @@ test(`${KILLS} writer processes killed with SIGKILL mid-write: every bystander e
     await sleep(5 + random.int(20));
     await killProcess(child);
     // Takes every shard's lock: a lock the writer died holding is taken over and its shard rebuilt.
+    const started = performance.now();
     assert.deepEqual(cache.verify(), { ok: true, problems: [] }, `after kill ${kill} (SEED=${seed})`);
+    slowestMs = Math.max(slowestMs, performance.now() - started);
     recoveries = cache.stats().lockRecoveries;
   }
   const seen = checkBystanders(cache);
   const { lostEntries } = cache.stats();
-  t.diagnostic(`lockRecoveries ${recoveries}, lostEntries ${lostEntries}, bystanders ${JSON.stringify(seen)}`);
+  t.diagnostic(`lockRecoveries ${recoveries}, lostEntries ${lostEntries}, slowest wait ${slowestMs.toFixed(1)} ms, bystanders ${JSON.stringify(seen)}`);
   assert.deepEqual(seen, { ok: BYSTANDERS, torn: 0, foreign: 0, missing: 0 }, `SEED=${seed}`);
   assert.ok(recoveries > 0, 'some kills landed inside a critical section');
+  // Survivors wait less than a second: a named dead holder is taken over at
+  // once, one killed before recording itself after the 500 ms lease.
+  assert.ok(slowestMs < 1000, `a survivor waited ${slowestMs.toFixed(1)} ms (SEED=${seed})`);
   // Only writes in flight: at most one per recovery.
   assert.ok(lostEntries <= recoveries, `${lostEntries} entries lost in ${recoveries} recoveries`);
   const reopened = SharedCache.open(path);
@@ -72,6 +78,7 @@ test(`${KILLS} writer workers terminated mid-write: every bystander entry surviv
   const cache = new SharedCache({ memoryBytes: 32 * MiB, shards: 8, lockLeaseMs: 500, nearCache: 0 });
   t.after(() => cache.close());
   setBystanders(cache);
+  let slowestMs = 0;
   for (let kill = 0; kill < KILLS; kill++) {
     const worker = new Worker(
       `const { workerData, parentPort } = require('node:worker_threads');
@@ -90,11 +97,14 @@ test(`${KILLS} writer workers terminated mid-write: every bystander entry surviv
     await new Promise((resolve) => worker.once('message', resolve));
     await sleep(2 + random.int(20));
     await worker.terminate();
+    const started = performance.now();
     assert.deepEqual(cache.verify(), { ok: true, problems: [] }, `after termination ${kill} (SEED=${seed})`);
+    slowestMs = Math.max(slowestMs, performance.now() - started);
   }
   const seen = checkBystanders(cache);
   const { lockRecoveries, lostEntries } = cache.stats();
-  t.diagnostic(`lockRecoveries ${lockRecoveries}, lostEntries ${lostEntries}, bystanders ${JSON.stringify(seen)}`);
+  t.diagnostic(`lockRecoveries ${lockRecoveries}, lostEntries ${lostEntries}, slowest wait ${slowestMs.toFixed(1)} ms, bystanders ${JSON.stringify(seen)}`);
   assert.deepEqual(seen, { ok: BYSTANDERS, torn: 0, foreign: 0, missing: 0 }, `SEED=${seed}`);
   assert.ok(lostEntries <= lockRecoveries, `${lostEntries} entries lost in ${lockRecoveries} recoveries`);
+  assert.ok(slowestMs < 1000, `a survivor waited ${slowestMs.toFixed(1)} ms (SEED=${seed})`);
 });
