@@ -333,6 +333,7 @@ export function mappingTruncated(buffer) {
 function livenessArguments(buffer, slot) {
   const view = new Uint8Array(buffer);
   checkWholeView('buffer', view);
+  if (typeof slot !== 'number') throw new TypeError(`slot must be a number (got ${describe(slot)})`);
   if (!Number.isInteger(slot) || slot < 0 || slot > 65535) throw new RangeError(`slot must be an integer from 0 to 65535 (got ${describe(slot)})`);
   return view;
 }

@@ -106,14 +106,13 @@ export class Arena {
     this.buffer = buffer;
     this.header = header;
     const claim = claimThreadSlot(buffer, header, liveness);
-    /** For a mapped file: this thread's liveness lock of its slot, given back by releaseLiveness(). */
+    /** For a mapped file: the liveness lock of this thread's slot (given back by file-backing.js's releaseMappedArena). */
     this.liveness = liveness;
-    this.livenessSlot = liveness !== null && !claim.shared ? claim.slot : -1;
     this.counters = claim.counters;
     this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, slot: claim.shared ? -1 : claim.slot, waiting, truncation, liveness });
+    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting, truncation, liveness });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));
@@ -152,7 +151,6 @@ export class Arena {
    */
   recoverAfterRestart({ rebuildLocked = false } = {}) {
     let reset = 0;
-    const hashStarts = [this.stringHashStart, this.bytesHashStart];
     for (const shard of this.shards) {
       if (releaseAbandonedLock(shard, rebuildLocked)) {
         this.counters[STAT.lockRecoveries]++;
@@ -162,7 +160,7 @@ export class Arena {
       // A machine crash may have written back the meta line and not the
       // header page with the published counts: the meta line decides.
       shard.publishCount();
-      if (verifyShard(shard, hashStarts).length > 0) {
+      if (verifyShard(shard).length > 0) {
         shard.resetDamaged();
         this.counters[STAT.shardRepairs]++;
         reset++;
@@ -175,11 +173,6 @@ export class Arena {
     return reset;
   }
 
-  /** Gives back this thread's liveness hold on its slot (a mapped file's cache instance closes). */
-  releaseLiveness() {
-    if (this.livenessSlot >= 0) this.liveness.release(this.livenessSlot);
-    this.livenessSlot = -1;
-  }
 
   /**
    * Looks up a key. Returns the value as a Buffer copy or a string (see
@@ -479,7 +472,7 @@ export class Arena {
     for (const shard of this.shards) {
       const held = this.lock.acquire(shard);
       try {
-        for (const problem of verifyShard(shard, [this.stringHashStart, this.bytesHashStart])) {
+        for (const problem of verifyShard(shard)) {
           problems.push(`shard ${shard.index}: ${problem}`);
         }
       } finally {

@@ -224,12 +224,11 @@ export class BlockArena {
     this.header = header;
     this.blockBytes = header.blockBytes;
     const claim = claimThreadSlot(buffer, header, liveness);
-    /** For a mapped file: this thread's liveness lock of its slot, given back by releaseLiveness(). */
+    /** For a mapped file: the liveness lock of this thread's slot (given back by file-backing.js's releaseMappedArena). */
     this.liveness = liveness;
-    this.livenessSlot = liveness !== null && !claim.shared ? claim.slot : -1;
     this.counters = claim.counters;
     this.threadSlot = claim.slot;
-    this.lock = new ShardLock({ leaseMs: 1000, counters: claim.counters, tid: claim.tid, slot: claim.shared ? -1 : claim.slot, waiting, truncation, liveness });
+    this.lock = new ShardLock({ leaseMs: 1000, counters: claim.counters, tid: claim.tid, waiting, truncation, liveness });
     const blockCount = header.stripeCount * header.blocksPerStripe;
     this.blockMeta = new Uint32Array(buffer, header.blockMetaOffset, blockCount * BLOCK_META_WORDS);
     this.data = new Uint8Array(buffer, header.dataOffset, blockCount * header.blockBytes);
@@ -237,7 +236,7 @@ export class BlockArena {
     for (let i = 0; i < header.stripeCount; i++) this.stripes.push(new Stripe(buffer, header, i, this));
     this.fileLocks = [];
     for (let i = 0; i < FILE_LOCKS; i++) this.fileLocks.push(new FileLock(buffer, header, i));
-    this.fileLock = new ShardLock({ leaseMs: FILE_LOCK_LEASE_MS, counters: claim.counters, tid: claim.tid, slot: claim.shared ? -1 : claim.slot, waiting, truncation, liveness });
+    this.fileLock = new ShardLock({ leaseMs: FILE_LOCK_LEASE_MS, counters: claim.counters, tid: claim.tid, waiting, truncation, liveness });
     /** Block of the last copyOut(), and table slot of the last find(). */
     this.foundBlock = -1;
     this.foundSlot = -1;
@@ -245,11 +244,6 @@ export class BlockArena {
     this.fence = new Int32Array(new SharedArrayBuffer(4));
   }
 
-  /** Gives back this thread's liveness hold on its slot (a mapped file's store instance closes). */
-  releaseLiveness() {
-    if (this.livenessSlot >= 0) this.liveness.release(this.livenessSlot);
-    this.livenessSlot = -1;
-  }
 
   /** Takes the lock of `file` (shared with the files whose ids are equal modulo 256); returns the holding for unlockFile(). */
   lockFile(file) {

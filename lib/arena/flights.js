@@ -40,14 +40,14 @@ export class FlightTable {
    * @param {number} owner this thread's identity (kernel tid, or a negative id)
    * @param {number} [pollMs] how often waiters look again without a wake:
    *   a loader in another process (mapped file) cannot notify them
-   * @param {{ liveness?: import('./liveness.js').ThreadLiveness | null, slot?: number }} [identity]
-   *   for a mapped file: its threads' liveness locks and this thread's slot
-   *   (-1: none), which tell whether a loader in another process is alive
+   * @param {import('./liveness.js').ThreadLiveness | null} [liveness] for
+   *   a mapped file: its threads' liveness locks, which tell whether a
+   *   loader in another process is alive
    */
-  constructor(buffer, header, owner, pollMs = 100, { liveness = null, slot = -1 } = {}) {
+  constructor(buffer, header, owner, pollMs = 100, liveness = null) {
     this.liveness = liveness;
     /** Recorded next to `owner`: our pid, and in a mapped file our thread slot (see liveness.js). */
-    this.pidWord = ownerPidWord(liveness, slot);
+    this.pidWord = ownerPidWord(liveness);
     this.pollMs = pollMs;
     this.slots = header.flightSlots;
     this.words = new Int32Array(buffer, header.flightsOffset, this.slots * WORDS);

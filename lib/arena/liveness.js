@@ -32,10 +32,10 @@ const PID_MASK = (1 << PID_BITS) - 1;
 
 /**
  * The pid word this thread records next to its tid as an owner: its pid,
- * and with `liveness` (a mapped file) its thread slot (-1: none).
+ * and with `liveness` (a mapped file's) the thread slot whose lock it holds.
  */
-export function ownerPidWord(liveness, slot) {
-  return liveness !== null && slot >= 0 ? process.pid | ((slot + 1) << PID_BITS) : process.pid;
+export function ownerPidWord(liveness) {
+  return liveness !== null && liveness.slot >= 0 ? process.pid | ((liveness.slot + 1) << PID_BITS) : process.pid;
 }
 
 /** The pid of a pid word (see ownerPidWord). */
@@ -68,6 +68,8 @@ export class ThreadLiveness {
     this.buffer = buffer;
     /** The thread slots' owner words, once the layout is known (see bind). */
     this.owners = null;
+    /** The slot whose lock this instance holds (-1: none, or a slot shared by several threads). */
+    this.slot = -1;
   }
 
   /** Binds to the arena's thread slots (its header is read after the mapping). */
@@ -75,13 +77,17 @@ export class ThreadLiveness {
     this.owners = new Int32Array(this.buffer, layout.statsOffset, (layout.threadSlots * THREAD_SLOT_BYTES) / 4);
   }
 
-  /** This thread takes slot `slot`'s lock; false when a live thread holds it. */
+  /** This thread takes slot `slot`'s lock (one more hold if it has it); false when another live thread holds it. */
   hold(slot) {
-    return livenessHold(this.buffer, slot);
+    const held = livenessHold(this.buffer, slot);
+    if (held) this.slot = slot;
+    return held;
   }
 
-  release(slot) {
-    livenessRelease(this.buffer, slot);
+  /** Gives back the hold this instance took (its cache or store closes). */
+  release() {
+    if (this.slot >= 0) livenessRelease(this.buffer, this.slot);
+    this.slot = -1;
   }
 
   /** Whether the owner of slot `slot` is alive (whoever it is). */

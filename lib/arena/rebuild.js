@@ -61,7 +61,7 @@ import { liveRecordProblem, verifyShard } from './verify.js';
  * `dropped.count`. Returns the bytes walked, or -1 when the ring cannot be
  * walked.
  */
-function walkRing(shard, ring, hashStarts, newest, dropped) {
+function walkRing(shard, ring, newest, dropped) {
   if (ring.size === 0) return 0;
   const meta = shard.meta;
   const u32 = shard.u32;
@@ -88,7 +88,7 @@ function walkRing(shard, ring, hashStarts, newest, dropped) {
     const size = type === TYPE_PAD ? ring.end - position : u32[(position >>> 2) + 3];
     if (type === 0 || size < 8 || size % 8 !== 0 || position + size > ring.end || walked + size > ring.size) return -1;
     if (type === TYPE_LIVE) {
-      const keep = liveRecord(shard, position, flags, size, hashStarts);
+      const keep = liveRecord(shard, position, flags, size);
       if (keep === null) {
         u32[position >>> 2] = (flags & ~(TYPE_MASK | REWRITING)) | TYPE_DEAD;
         dropped.count++;
@@ -112,8 +112,8 @@ function walkRing(shard, ring, hashStarts, newest, dropped) {
 }
 
 /** The facts of the live record at `position` ({ id, position, stamp, ... }), or null when it must be dropped. */
-function liveRecord(shard, position, flags, size, hashStarts) {
-  if (liveRecordProblem(shard, position, flags, size, hashStarts) !== null) return null;
+function liveRecord(shard, position, flags, size) {
+  if (liveRecordProblem(shard, position, flags, size) !== null) return null;
   const u32 = shard.u32;
   const keyLength = flags >>> 16;
   const hasTtl = (flags & HAS_TTL) !== 0;
@@ -166,9 +166,8 @@ function settleMove(shard) {
  * lock. Returns the number of entries lost: the live records dropped (the
  * write in flight), or when the shard had to be reset, every entry it held.
  * @param {import('./shard.js').Shard} shard
- * @param {number[]} hashStarts the hash start state for each key kind
  */
-export function rebuildShard(shard, hashStarts) {
+export function rebuildShard(shard) {
   const meta = shard.meta;
   if (meta[M_RESETTING] !== 0) {
     // A clear was under way: finish it (what it drops is the write in flight, not a loss).
@@ -179,12 +178,12 @@ export function rebuildShard(shard, hashStarts) {
   const dropped = { count: 0 };
   if (meta[M_MOVE_FROM] !== 0) {
     const moved = settleMove(shard);
-    if (moved < 0) return resetLosing(shard);
+    if (moved < 0) return shard.resetLosingAll();
     dropped.count += moved;
   }
-  const mainWalked = walkRing(shard, shard.main, hashStarts, newest, dropped);
-  const smallWalked = mainWalked < 0 ? -1 : walkRing(shard, shard.small, hashStarts, newest, dropped);
-  if (smallWalked < 0 || newest.size >= shard.slots) return resetLosing(shard);
+  const mainWalked = walkRing(shard, shard.main, newest, dropped);
+  const smallWalked = mainWalked < 0 ? -1 : walkRing(shard, shard.small, newest, dropped);
+  if (smallWalked < 0 || newest.size >= shard.slots) return shard.resetLosingAll();
   shard.table.fill(0);
   shard.ghosts.fill(0);
   const rings = [shard.main, shard.small];
@@ -215,13 +214,6 @@ export function rebuildShard(shard, hashStarts) {
   meta[M_AGING_CURSOR] = 0;
   shard.advanceAllGroups();
   shard.publishCount();
-  if (verifyShard(shard, hashStarts).length > 0) return resetLosing(shard);
+  if (verifyShard(shard).length > 0) return shard.resetLosingAll();
   return dropped.count;
-}
-
-/** Resets `shard`; returns the entries it held (as far as its count can be believed). */
-function resetLosing(shard) {
-  const count = shard.meta[M_COUNT];
-  shard.reset();
-  return count > 0 ? count : 0;
 }

@@ -66,24 +66,23 @@ const SLEEP_MAX_MS = 2;
 
 export class ShardLock {
   /**
-   * @param {{ leaseMs: number, counters: Float64Array, tid: number, slot?: number, waiting?: typeof memoryWaiting,
+   * @param {{ leaseMs: number, counters: Float64Array, tid: number, waiting?: typeof memoryWaiting,
    *   truncation?: import('./truncation.js').TruncationWatch, liveness?: import('./liveness.js').ThreadLiveness }} options
-   *   `tid` is this thread's kernel thread id, 0 when unknown; `slot` its
-   *   own thread slot (-1: none, or shared); `waiting` how to sleep and wake
-   *   (see waiting.js: across processes for a mapped file); `truncation` and
-   *   `liveness` for a mapped file (see mapped-options.js).
+   *   `tid` is this thread's kernel thread id, 0 when unknown; `waiting` how
+   *   to sleep and wake (see waiting.js: across processes for a mapped
+   *   file); `truncation` and `liveness` for a mapped file (see
+   *   mapped-options.js; `liveness` holds this thread's slot once claimed).
    */
-  constructor({ leaseMs, counters, tid, slot = -1, waiting = memoryWaiting, truncation = null, liveness = null }) {
+  constructor({ leaseMs, counters, tid, waiting = memoryWaiting, truncation = null, liveness = null }) {
     this.leaseMs = leaseMs;
     this.waiting = waiting;
     /** For a mapped file: its TruncationWatch (see truncation.js), checked before every lock. */
     this.truncation = truncation;
     this.liveness = liveness;
     this.counters = counters;
-    this.pid = process.pid;
     this.tid = tid;
     /** What own() records as M_OWNER_PID: the pid, and the slot whose liveness lock says whether we live. */
-    this.ownerWord = ownerPidWord(liveness, slot);
+    this.ownerWord = ownerPidWord(liveness);
     /** Whether a warning about a live holder that keeps a lock past the lease was emitted (once per lock). */
     this.warnedLiveHolder = false;
   }

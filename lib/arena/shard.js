@@ -549,14 +549,19 @@ export class Shard {
       this.resetDamaged();
       return;
     }
-    this.counters[STAT.lostEntries] += rebuildShard(this, this.hashStarts);
+    this.counters[STAT.lostEntries] += rebuildShard(this);
   }
 
   /** Drops every entry of a shard found damaged, counting them as lost. */
   resetDamaged() {
+    this.counters[STAT.lostEntries] += this.resetLosingAll();
+  }
+
+  /** reset(), returning the entries it dropped (as far as the shard's count can be believed). */
+  resetLosingAll() {
     const count = this.meta[M_COUNT];
-    this.counters[STAT.lostEntries] += count >= 0 ? count : 0;
     this.reset();
+    return count > 0 ? count : 0;
   }
 
   /** Advances every slot group's write count: every near-cache entry of the shard is checked again. */

@@ -14,7 +14,7 @@ import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-met
  * rewrite in place be under way (see Shard.rewrite). Used by verify() and by
  * rebuilds (rebuild.js), which drop such a record.
  */
-export function liveRecordProblem(shard, position, flags, size, hashStarts) {
+export function liveRecordProblem(shard, position, flags, size) {
   const u32 = shard.u32;
   if ((flags & REWRITING) !== 0) return `live record at ${position} is marked as being rewritten`;
   const keyLength = flags >>> 16;
@@ -23,7 +23,7 @@ export function liveRecordProblem(shard, position, flags, size, hashStarts) {
   const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength;
   if (size !== expected + ((8 - (expected % 8)) % 8)) return `live record at ${position} has size ${size}, expected ${expected} rounded up to 8`;
   const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
-  const keyHash = hashBytes(hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
+  const keyHash = hashBytes(shard.hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
   if (keyHash !== u32[(position >>> 2) + 2]) return `live record at ${position}: its key bytes do not hash to its stored hash`;
   // Near caches trust a stamp to name one write: never reused, never ahead of the shard's count.
   const stamp = shard.f64[(position >>> 3) + STAMP_F64];
@@ -38,7 +38,7 @@ export function liveRecordProblem(shard, position, flags, size, hashStarts) {
  * (offset → record facts) and their write stamps to `stamps` (stamp →
  * offset), and returns the problems found.
  */
-function walkRing(shard, ring, hashStarts, live, stamps) {
+function walkRing(shard, ring, live, stamps) {
   const problems = [];
   const meta = shard.meta;
   const u32 = shard.u32;
@@ -72,7 +72,7 @@ function walkRing(shard, ring, hashStarts, live, stamps) {
       return problems;
     }
     if (type === TYPE_LIVE) {
-      const problem = liveRecordProblem(shard, position, flags, size, hashStarts);
+      const problem = liveRecordProblem(shard, position, flags, size);
       if (problem !== null) problems.push(problem);
       const stamp = shard.f64[(position >>> 3) + STAMP_F64];
       if (problem === null && stamps.has(stamp)) problems.push(`live records at ${stamps.get(stamp)} and ${position} have the same write stamp`);
@@ -98,12 +98,11 @@ function walkRing(shard, ring, hashStarts, live, stamps) {
 /**
  * Returns a list of problems found in `shard` (empty when it is consistent).
  * @param {import('./shard.js').Shard} shard
- * @param {number[]} hashStarts the hash start state for each key kind
  */
-export function verifyShard(shard, hashStarts) {
+export function verifyShard(shard) {
   const live = new Map();
   const stamps = new Map();
-  const problems = [...walkRing(shard, shard.main, hashStarts, live, stamps), ...walkRing(shard, shard.small, hashStarts, live, stamps)];
+  const problems = [...walkRing(shard, shard.main, live, stamps), ...walkRing(shard, shard.small, live, stamps)];
   if (problems.length > 0) return problems;
   const meta = shard.meta;
   let keyValueBytes = 0;

@@ -32,7 +32,7 @@ export function attachBuffer(buffer, attach) {
 
 /** Gives back what a mapped arena's instance holds: its thread's liveness hold, and one use of the mapping. */
 export function releaseMappedArena(arena) {
-  arena.releaseLiveness();
+  arena.liveness?.release();
   mappingRelease(arena.buffer);
 }
 

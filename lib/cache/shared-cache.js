@@ -571,10 +571,7 @@ export class SharedCache {
     const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
     if (this.#fetcher === null) {
       const arena = this.#arena;
-      const flights = new FlightTable(arena.buffer, arena.header, arena.owner, this.#mapped ? FLIGHT_POLL_MS.file : FLIGHT_POLL_MS.memory, {
-        liveness: arena.liveness,
-        slot: arena.livenessSlot,
-      });
+      const flights = new FlightTable(arena.buffer, arena.header, arena.owner, this.#mapped ? FLIGHT_POLL_MS.file : FLIGHT_POLL_MS.memory, arena.liveness);
       this.#fetcher = new Fetcher(this, flights, arena.counters, arena.header.fetchTimeoutMs);
     }
     return this.#fetcher.fetch(key, keyId, keys.hash, loader, setOptions);

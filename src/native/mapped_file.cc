@@ -53,7 +53,8 @@ struct EnvHolds {
     int fd;
     int holds;
   };
-  std::map<std::tuple<dev_t, ino_t, int>, LivenessHold> liveness;
+  using LivenessKey = std::tuple<dev_t, ino_t, int>;
+  std::map<LivenessKey, LivenessHold> liveness;
 };
 
 // Byte ranges of an arena file's OFD locks. Openers lock [0,
@@ -419,6 +420,15 @@ bool LivenessArguments(const Napi::CallbackInfo& info, const char* signature, vo
          args.Integer(args.At(1, "slot"), 0, 65535, slot);
 }
 
+// The key of a liveness hold of `slot` on the file open at `fd`; false
+// (errno set) when it cannot be told.
+bool LivenessKeyOf(int fd, int slot, EnvHolds::LivenessKey* key) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  *key = std::make_tuple(st.st_dev, st.st_ino, slot);
+  return true;
+}
+
 struct flock LivenessByte(int slot, short type) {
   struct flock lock = {};
   lock.l_type = type;
@@ -437,15 +447,13 @@ Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
   if (!LivenessArguments(info, "livenessHold(view, slot)", &data, &slot)) return env.Undefined();
   const int mappingFd = MappingFd(data);
   if (mappingFd < 0) return ThrowErrno(env, "livenessHold", errno);
-  struct stat st;
-  const bool statted = fstat(mappingFd, &st) == 0;
-  const int statError = errno;
-  if (!statted) {
+  EnvHolds::LivenessKey key;
+  if (!LivenessKeyOf(mappingFd, slot, &key)) {
+    const int statError = errno;
     close(mappingFd);
     return ThrowErrno(env, "fstat", statError);
   }
   EnvHolds* holds = HoldsOf(env);
-  const auto key = std::make_tuple(st.st_dev, st.st_ino, slot);
   auto held = holds->liveness.find(key);
   if (held != holds->liveness.end()) {
     close(mappingFd);
@@ -481,12 +489,12 @@ Napi::Value MappedFile::LivenessRelease(const Napi::CallbackInfo& info) {
   if (!LivenessArguments(info, "livenessRelease(view, slot)", &data, &slot)) return env.Undefined();
   const int mappingFd = MappingFd(data);
   if (mappingFd < 0) return Napi::Boolean::New(env, false);
-  struct stat st;
-  const bool statted = fstat(mappingFd, &st) == 0;
+  EnvHolds::LivenessKey key;
+  const bool known = LivenessKeyOf(mappingFd, slot, &key);
   close(mappingFd);
-  if (!statted) return Napi::Boolean::New(env, false);
+  if (!known) return Napi::Boolean::New(env, false);
   EnvHolds* holds = HoldsOf(env);
-  auto found = holds->liveness.find(std::make_tuple(st.st_dev, st.st_ino, slot));
+  auto found = holds->liveness.find(key);
   if (found == holds->liveness.end()) return Napi::Boolean::New(env, false);
   if (--found->second.holds == 0) {
     close(found->second.fd);
