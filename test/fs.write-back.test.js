@@ -362,6 +362,26 @@ test('workers terminated in the middle of write-back writes leave whole files (o
   assert.equal(stats.dirtyBlocks, 0);
 });
 
+test('data blocks left without their name record (a writer died rewriting it) are dropped by the next flush', async (t) => {
+  const { cfs, blocks, disk } = setup(t);
+  await cfs.writeFile('kept', 'still dirty');
+  await cfs.writeFile('orphaned', 'x'.repeat(10_000));
+  // What a writer that died inside the name block's write leaves: the store
+  // drops the block in flight, here the file's only name record, and its
+  // three data blocks stay dirty with nothing naming them.
+  const ranges = blocks.dirty();
+  const nameBlock = 2 ** 32 - 1;
+  const files = [...new Set(ranges.filter((range) => range.block === nameBlock).map((range) => range.file))];
+  const orphan = files.find((file) => blocks.read(file, 0, 1)?.toString() === 'x');
+  blocks.drop(orphan);
+  blocks.write(orphan, 0, Buffer.alloc(10_000, 'x'));
+  assert.equal(blocks.stats().dirtyBlocks, 5, "the orphan's three data blocks, and the other file's data and name blocks");
+  assert.equal(await cfs.flush(), 1, 'only the named file is written');
+  assert.equal(disk('kept'), 'still dirty');
+  assert.equal(blocks.stats().dirtyBlocks, 0, 'nothing dirty left pinned');
+  assert.equal(disk('orphaned'), '');
+});
+
 test('write-back options are checked', (t) => {
   const root = tempDir(t, 'write-back-options');
   const cache = new SharedCache({ memoryBytes: 2 ** 20 });

@@ -244,15 +244,33 @@ export class WriteBack {
     });
   }
 
-  /** The paths of this root that are dirty now (the store's dirty name records), sorted. */
+  /**
+   * The paths of this root that are dirty now (the store's dirty name
+   * records), sorted. Files with dirty blocks and no name record at all are
+   * dropped on the way: a writer that died inside the write of a name record
+   * (or of the drop that follows a flush) lost that block, and nothing could
+   * ever flush or free the data it named.
+   */
   dirtyKeys() {
-    const keys = new Set();
+    const named = new Set();
+    const files = new Set();
     for (const range of this.#blocks.dirty()) {
-      if (range.block !== NAME_BLOCK) continue;
-      const name = this.#blocks.exclusive(range.file, () => this.#readName(range.file));
+      files.add(range.file);
+      if (range.block === NAME_BLOCK) named.add(range.file);
+    }
+    const keys = new Set();
+    for (const file of files) {
+      const name = this.#blocks.exclusive(file, () => (named.has(file) || !this.#dropIfNameless(file) ? this.#readName(file) : null));
       if (name !== null && name.rootId === this.#rootId) keys.add(name.key);
     }
     return [...keys].sort();
+  }
+
+  /** Under the file's lock: drops `file` and returns true if it has no name record (a writer holding the lock always writes the name first). */
+  #dropIfNameless(file) {
+    if (this.#blocks.read(file, this.#namePosition, 4) !== undefined) return false;
+    this.#blocks.drop(file);
+    return true;
   }
 
   /** Whether `key` is dirty; without a lock when the store holds no dirty block at all. */
