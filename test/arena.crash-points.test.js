@@ -14,10 +14,12 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { Arena } from '../lib/arena/arena.js';
-import { HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/record.js';
+import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/record.js';
 import { M_MOVE_FROM } from '../lib/arena/shard-meta.js';
 import { TAG_MASK } from '../lib/arena/shard.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
+import { nativeAvailable } from '../lib/native.js';
+import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 
 const MiB = 2 ** 20;
@@ -127,14 +129,19 @@ function crashPoints(n) {
   return [...points].sort((a, b) => a - b);
 }
 
-for (const policy of ['hybrid', 'lru']) {
-  test(`${policy}: a writer dying after any write of a set, replacement, delete, eviction or clear costs only that write`, { timeout: 600_000 }, (t) => {
+// In memory with both policies, and a file-backed cache, whose records carry checksums.
+for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true]]) {
+  const what = file ? `${policy}, file-backed with record checksums` : policy;
+  test(`${what}: a writer dying after any write of a set, replacement, delete, eviction or clear costs only that write`, { timeout: 600_000, skip: file && !nativeAvailable && 'native addon unavailable' }, (t) => {
     const seed = testSeed();
     const random = seededRandom(seed);
     // Small: rings wrap, records are relocated and promoted, entries evicted.
-    const cache = new SharedCache({ memoryBytes: MiB, shards: 1, nearCache: 0, policy });
+    const options = { memoryBytes: MiB, shards: 1, nearCache: 0, policy };
+    const cache = file ? SharedCache.open(arenaPath(t), options) : new SharedCache(options);
+    t.after(() => cache.close());
     const arena = Arena.attach(cache.handle.buffer);
     const shard = arena.shards[0];
+    assert.equal(shard.checksums, file);
     const keys = new KeyEncoder(arena.header.maxKeyBytes, arena.stringHashStart, arena.bytesHashStart);
     const memory = new Uint8Array(cache.handle.buffer);
     const universe = Array.from({ length: KEYS }, (_, i) => `k${i}`);
@@ -145,7 +152,8 @@ for (const policy of ['hybrid', 'lru']) {
     const mutations = {
       set(key, value) {
         keys.encode(key);
-        shard.store(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, recordSize(keys.length, value.length, false));
+        const stored = value.length + (shard.checksums ? CHECKSUM_BYTES : 0);
+        shard.store(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, recordSize(keys.length, stored, false));
       },
       delete(key) {
         keys.encode(key);

@@ -85,24 +85,35 @@ for (const { name, damage, code, message } of cases) {
   });
 }
 
-test('a file whose data was damaged opens, and the damaged shard is reset', { skip }, (t) => {
-  const path = arenaPath(t);
-  const cache = SharedCache.open(path, { memoryBytes: 4 * MiB, shards: 4 });
-  for (let i = 0; i < 400; i++) cache.set(`key:${i}`, `value ${i}`);
-  const shardData = cache.stats();
-  cache.close();
-  assert.equal(shardData.entries, 400);
-  // Scribble over the dictionary of shard 0: slots now point at garbage.
-  const fd = openSync(path, 'r+');
-  const header = Buffer.alloc(4096);
-  readSync(fd, header, 0, 4096, 0);
-  const tablesOffset = header.readDoubleLE(headerFieldIndex('tablesOffset') * 8);
-  writeSync(fd, Buffer.alloc(256, 0x5a), 0, 256, tablesOffset);
-  closeSync(fd);
-  const reopened = SharedCache.open(path);
-  const stats = reopened.stats();
-  assert.equal(stats.shardRepairs, 1, 'exactly the damaged shard was reset');
-  assert.ok(stats.entries >= 250 && stats.entries < 400, `the other shards kept their entries (${stats.entries})`);
-  assert.deepEqual(reopened.verify(), { ok: true, problems: [] });
-  reopened.close();
-});
+for (const checksums of [true, false]) {
+  const title = checksums
+    ? 'a file whose dictionary was damaged opens, and the damaged shard is rebuilt from its checksummed records: nothing is lost'
+    : 'a file without record checksums whose dictionary was damaged opens, and the damaged shard is reset';
+  test(title, { skip }, (t) => {
+    const path = arenaPath(t);
+    const cache = SharedCache.open(path, { memoryBytes: 4 * MiB, shards: 4, checksums });
+    for (let i = 0; i < 400; i++) cache.set(`key:${i}`, `value ${i}`);
+    const shardData = cache.stats();
+    cache.close();
+    assert.equal(shardData.entries, 400);
+    // Scribble over the dictionary of shard 0: slots now point at garbage.
+    const fd = openSync(path, 'r+');
+    const header = Buffer.alloc(4096);
+    readSync(fd, header, 0, 4096, 0);
+    const tablesOffset = header.readDoubleLE(headerFieldIndex('tablesOffset') * 8);
+    writeSync(fd, Buffer.alloc(256, 0x5a), 0, 256, tablesOffset);
+    closeSync(fd);
+    const reopened = SharedCache.open(path);
+    const stats = reopened.stats();
+    assert.equal(stats.shardRepairs, 1, 'exactly the damaged shard was repaired');
+    if (checksums) {
+      assert.equal(stats.entries, 400);
+      assert.equal(stats.lostEntries, 0);
+      for (let i = 0; i < 400; i++) assert.equal(reopened.get(`key:${i}`), `value ${i}`);
+    } else {
+      assert.ok(stats.entries >= 250 && stats.entries < 400, `the other shards kept their entries (${stats.entries})`);
+    }
+    assert.deepEqual(reopened.verify(), { ok: true, problems: [] });
+    reopened.close();
+  });
+}

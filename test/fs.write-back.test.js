@@ -382,6 +382,23 @@ test('data blocks left without their name record (a writer died rewriting it) ar
   assert.equal(disk('orphaned'), '');
 });
 
+test('dirty contents that no longer match their CRC-32 (pages of a store file a crash did not write back) are dropped, never served or flushed', async (t) => {
+  const { cfs, blocks, disk, root } = setup(t);
+  fs.writeFileSync(path.join(root, 'page'), 'on disk');
+  await cfs.writeFile('page', 'n'.repeat(10_000));
+  await cfs.appendFile('page', 'tail');
+  const nameBlock = 2 ** 32 - 1;
+  const file = blocks.dirty().find((range) => range.block === nameBlock).file;
+  // The crash: the second block's page holds what it held before this version.
+  blocks.write(file, 4096, Buffer.alloc(4096, 'o'));
+  cfs.invalidate({ prefix: '' });
+  assert.equal(await cfs.readFile('page', 'utf8'), 'on disk', 'the disk version is served, not the torn one');
+  assert.equal(cfs.stats().lostWrites, 1);
+  assert.equal(await cfs.flush(), 0);
+  assert.equal(disk('page'), 'on disk');
+  assert.equal(blocks.stats().dirtyBlocks, 0);
+});
+
 test('write-back options are checked', (t) => {
   const root = tempDir(t, 'write-back-options');
   const cache = new SharedCache({ memoryBytes: 2 ** 20 });

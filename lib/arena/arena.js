@@ -141,36 +141,39 @@ export class Arena {
   /**
    * Called by the only process that has a mapped arena open, before anyone
    * else can attach: every lock, lease, flight and thread slot in it belongs
-   * to a process that has exited (a restart, or a crash). Shards left locked
-   * mid-write are rebuilt (see rebuild.js) with `rebuildLocked`, reset
-   * otherwise; shards that fail their invariants (a machine crash can write
-   * back some pages of a shard and not others) are reset; the rest keep
-   * their entries. Returns the number of shards repaired.
+   * to a process that has exited (a restart, or a crash). Every shard is
+   * checked (verify(), and with record checksums every live record's).
+   * Shards left locked mid-write, or failing the check (a machine crash can
+   * write back some pages of a shard and not others, bytes can flip), are
+   * rebuilt from their rings (see rebuild.js) where their damage can be
+   * told: with record checksums, or for a shard left locked with
+   * `rebuildLocked`. Otherwise they are reset. Returns the number of shards
+   * repaired.
    * @param {{ rebuildLocked?: boolean }} [options] true only where no
    *   machine crash can have come between (a file in memory)
    */
   recoverAfterRestart({ rebuildLocked = false } = {}) {
-    let reset = 0;
+    let repaired = 0;
     for (const shard of this.shards) {
-      if (releaseAbandonedLock(shard, rebuildLocked)) {
+      if (releaseAbandonedLock(shard, rebuildLocked || shard.checksums)) {
         this.counters[STAT.lockRecoveries]++;
-        reset++;
+        repaired++;
         continue;
       }
       // A machine crash may have written back the meta line and not the
       // header page with the published counts: the meta line decides.
       shard.publishCount();
       if (verifyShard(shard).length > 0) {
-        shard.resetDamaged();
+        shard.recoverFromDamage();
         this.counters[STAT.shardRepairs]++;
-        reset++;
+        repaired++;
       }
     }
     releaseThreadSlots(this.buffer, this.header, this.threadSlot);
     recoverStructures(this.buffer, this.header);
     abandonAllFlights(this.buffer, this.header);
     releaseSweeperLease(this.buffer);
-    return reset;
+    return repaired;
   }
 
 

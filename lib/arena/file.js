@@ -210,8 +210,9 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
       buffer = map(path, fd, size, populate ? POPULATE_READ : POPULATE_NONE);
       arena = attach(path, kind, buffer);
       // Shards left locked are rebuilt where only process deaths can have
-      // left them so (a file in memory); on disk, a machine crash may have
-      // written back some of a shard's pages and not others: reset.
+      // left them so (a file in memory) or where record checksums tell the
+      // damage a machine crash leaves on disk (some of a shard's pages
+      // written back and not others); otherwise reset.
       if (sole) recovered = kind.recover(arena, { rebuildLocked: fileStat(fd).memoryBacked });
     }
     if (sole) fileLock(fd, LOCK_SHARED, true);

@@ -129,6 +129,9 @@ const HEADER_FIELDS = Object.freeze([
   'structuresOffset',
   'structuresBytes',
   'writeCountsOffset',
+  // 1: every record carries a checksum (see recordChecksum). Files from
+  // before the field have 0 here and are read as they are, without.
+  'recordChecksums',
 ]);
 /** Float64 index of a header field (for tools and tests that inspect headers). */
 export function headerFieldIndex(name) {
@@ -279,7 +282,7 @@ export function headerChecksum(bytes) {
  * @param {SharedArrayBuffer} buffer
  * @param {ReturnType<typeof computeLayout>} layout
  * @param {{ defaultTtl: number, lockLeaseMs: number, max: number, codecName: string, ttlResolution: number,
- *   sweepIntervalMs: number, sweepChecks: number, fetchTimeoutMs: number }} settings
+ *   sweepIntervalMs: number, sweepChecks: number, fetchTimeoutMs: number, recordChecksums?: boolean }} settings
  */
 export function writeHeader(buffer, layout, settings) {
   const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
@@ -299,6 +302,7 @@ export function writeHeader(buffer, layout, settings) {
     sweepIntervalMs: settings.sweepIntervalMs,
     sweepChecks: settings.sweepChecks,
     fetchTimeoutMs: settings.fetchTimeoutMs,
+    recordChecksums: settings.recordChecksums ? 1 : 0,
   };
   HEADER_FIELDS.forEach((name, i) => {
     h64[FIRST_FIELD + i] = fields[name];
@@ -385,7 +389,8 @@ export function readHeader(buffer) {
     Number.isInteger(stored.flightSlots) &&
     stored.flightSlots >= 1 &&
     Number.isInteger(stored.ghostSlotsPerShard) &&
-    stored.ghostSlotsPerShard >= 0;
+    stored.ghostSlotsPerShard >= 0 &&
+    (stored.recordChecksums === 0 || stored.recordChecksums === 1);
   const layout = sane ? computeLayout(stored) : null;
   if (
     layout === null ||

@@ -31,27 +31,41 @@
 //      record may be torn: it is dropped, as if the write in flight had
 //      evicted it (it was making room for that write), and the ring's tail
 //      and head are set past its source and back to the copy's start.
+//   7. Only with record checksums (see below): a walk that meets bytes that
+//      are no record before it reaches the head ends the ring there, as a
+//      log's recovery ends at its first bad entry. After a machine crash
+//      that is where the pages written back stop matching the meta line:
+//      records a ring holds are written in order, so those past the cut are
+//      the latest writes, lost, and those before it walk as before.
 //
 // So a rebuild walks each ring from tail to head, checks every live record
-// (size, key hash, stamp), keeps the newest live record of each key and
-// marks the rest dead, and derives everything else from what it kept: the
-// dictionary (frequencies start again at 0), ring and shard counts, the
-// ghost table (emptied). Every slot group's write count advances, so near
-// caches check their entries again (entries whose record survived still
-// hold). If anything does not add up (a walk that does not end at its head,
-// a record that cannot be parsed), or verify() finds a problem afterwards,
-// the shard is reset instead: entries are lost, never corrupted.
+// (size, key hash, stamp, checksum), keeps the newest live record of each
+// key and marks the rest dead, and derives everything else from what it
+// kept: the dictionary (frequencies start again at 0), ring and shard
+// counts, the ghost table (emptied). Every slot group's write count
+// advances, so near caches check their entries again (entries whose record
+// survived still hold). If anything does not add up (without checksums, a
+// walk that does not end at its head or a record that cannot be parsed), or
+// verify() finds a problem afterwards, the shard is reset instead: entries
+// are lost, never corrupted.
 //
 // A machine crash is different: a file's pages are written back in any
-// order, so a record's value can be older than its header, which only
-// checksums (records do not carry them yet) would tell. Rebuilds are for
-// dead holders, whose writes all reached memory in program order up to the
-// moment they died: after a restart, the sole opener rebuilds the shards
-// left locked only in a file in memory (see Arena.recoverAfterRestart), and
-// resets any shard that fails verify().
+// order, so a record's value can be older than its header, and a shard's
+// meta line older than its rings. Only checksums tell such a record: in an
+// arena whose records carry them (file-backed caches; see recordChecksum),
+// a record that fails its checksum is dropped like a write in flight, and
+// counted in checksumFailures. A ring whose bookkeeping does not match its
+// records does not walk to its head, and its shard is reset. So after a
+// restart the sole opener rebuilds every shard left locked or failing
+// verify() when records are checksummed, and otherwise only shards left
+// locked in a file in memory, resetting the rest (see
+// Arena.recoverAfterRestart). What a crash cannot take back is a version's
+// age: a page written back from before a set or a delete brings back the
+// version that page held, whole.
 
-import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, recordChecksumHolds, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { STAT } from './thread-stats.js';
 import { liveRecordProblem, verifyShard } from './verify.js';
 
 /**
@@ -86,10 +100,18 @@ function walkRing(shard, ring, newest, dropped) {
     const flags = u32[position >>> 2];
     const type = flags & TYPE_MASK;
     const size = type === TYPE_PAD ? ring.end - position : u32[(position >>> 2) + 3];
-    if (type === 0 || size < 8 || size % 8 !== 0 || position + size > ring.end || walked + size > ring.size) return -1;
+    if (type === 0 || size < 8 || size % 8 !== 0 || position + size > ring.end || walked + size > ring.size) {
+      if (!shard.checksums) return -1;
+      // The log ends here (see the header, 7): what lies beyond is free space now.
+      meta[ring.headWord] = position;
+      dropped.cut = true;
+      return walked;
+    }
     if (type === TYPE_LIVE) {
       const keep = liveRecord(shard, position, flags, size);
       if (keep === null) {
+        // Damage, not the write in flight (which a rewrite's mark names).
+        if (shard.checksums && (flags & REWRITING) === 0 && !recordChecksumHolds(u32, shard.u8, position)) shard.counters[STAT.checksumFailures]++;
         u32[position >>> 2] = (flags & ~(TYPE_MASK | REWRITING)) | TYPE_DEAD;
         dropped.count++;
       } else {
@@ -175,7 +197,8 @@ export function rebuildShard(shard) {
     return 0;
   }
   const newest = new Map();
-  const dropped = { count: 0 };
+  const dropped = { count: 0, cut: false };
+  const countBefore = meta[M_COUNT];
   if (meta[M_MOVE_FROM] !== 0) {
     const moved = settleMove(shard);
     if (moved < 0) return shard.resetLosingAll();
@@ -215,5 +238,6 @@ export function rebuildShard(shard) {
   shard.advanceAllGroups();
   shard.publishCount();
   if (verifyShard(shard).length > 0) return shard.resetLosingAll();
-  return dropped.count;
+  // Records past a cut were not walked: the count from before tells how many went.
+  return dropped.cut ? Math.max(dropped.count, countBefore - newest.size) : dropped.count;
 }

@@ -19,6 +19,10 @@
 //
 // A PAD record fills the end of the region when the next record does not fit
 // before the end; its size is implicit (up to the end of the region).
+//
+// In an arena whose header says recordChecksums (file-backed caches), every
+// record ends with a u32 checksum in its last 4 bytes (see recordChecksum):
+// its size is that of a value CHECKSUM_BYTES longer.
 
 export const RECORD_HEADER_BYTES = 24;
 /** Float64 index, from the record's offset / 8, of the write stamp and of the expiry time. */
@@ -83,4 +87,67 @@ export function recordSize(keyLength, valueLength, hasTtl) {
  */
 export function maxValueBytes(regionBytes, keyLength) {
   return regionBytes - RECORD_HEADER_BYTES - TTL_BYTES - paddedKeyBytes(keyLength);
+}
+
+/** Bytes a checksummed record needs beyond its value (see recordChecksum). */
+export const CHECKSUM_BYTES = 4;
+/** The bits of word 0 a checksum covers: all but the type and REWRITING, which change in place. */
+const CHECKSUMMED_FLAGS = ~(TYPE_MASK | REWRITING) >>> 0;
+const LANE_A = 0xcc9e2d51;
+const LANE_B = 0x1b873593;
+
+/**
+ * The checksum of the record at `offset` whose value ends at `end`: word 0
+ * (less its type and REWRITING bits), the rest of the header, the key and
+ * the value. Two multiply-rotate lanes over 32-bit words (as in MurmurHash3)
+ * and a final avalanche. Each step is a bijection of its lane's state for a
+ * given word and of the word for a given state, so a change confined to one
+ * aligned word (every flipped bit, every single changed byte) always changes
+ * the result; wider damage, such as a page written back from an older
+ * version, goes unnoticed with probability 2^-32. It runs at about 4 GB/s in
+ * V8: a little faster than Node's zlib.crc32 (SIMD) on 4 KiB values, and 14
+ * times faster on 64-byte ones, where crc32's call into C++ and the view it
+ * needs dominate (see bench/repair.js).
+ */
+export function recordChecksum(u32, u8, offset, end) {
+  let i = offset >>> 2;
+  let a = (u32[i] & CHECKSUMMED_FLAGS) ^ 0x9e3779b9;
+  let b = end - offset;
+  const words = end >>> 2;
+  for (i++; i + 1 < words; i += 2) {
+    a = Math.imul(a ^ u32[i], LANE_A);
+    a = (a << 15) | (a >>> 17);
+    b = Math.imul(b ^ u32[i + 1], LANE_B);
+    b = (b << 13) | (b >>> 19);
+  }
+  if (i < words) a = Math.imul(a ^ u32[i], LANE_B);
+  for (let k = words << 2; k < end; k++) b = Math.imul(b ^ u8[k], LANE_A);
+  let h = a ^ ((b << 16) | (b >>> 16));
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Where the value of the record at `offset` ends (from its header). */
+export function recordValueEnd(u32, offset) {
+  const o4 = offset >>> 2;
+  const flags = u32[o4];
+  return offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) !== 0 ? TTL_BYTES : 0) + paddedKeyBytes(flags >>> 16) + u32[o4 + 1];
+}
+
+/** Stores the checksum of the (wholly written) record at `offset` in its last word. */
+export function sealRecord(u32, u8, offset) {
+  const o4 = offset >>> 2;
+  u32[(offset + u32[o4 + 3] - CHECKSUM_BYTES) >>> 2] = recordChecksum(u32, u8, offset, recordValueEnd(u32, offset));
+}
+
+/** Whether the record at `offset` (whose size and value length are in bounds) matches its checksum. */
+export function recordChecksumHolds(u32, u8, offset) {
+  const o4 = offset >>> 2;
+  const end = recordValueEnd(u32, offset);
+  if (end + CHECKSUM_BYTES > offset + u32[o4 + 3]) return false;
+  return u32[(offset + u32[o4 + 3] - CHECKSUM_BYTES) >>> 2] === recordChecksum(u32, u8, offset, end);
 }

@@ -28,6 +28,7 @@ import {
   paddedKeyBytes,
   RECORD_HEADER_BYTES,
   REWRITING,
+  sealRecord,
   STAMP_F64,
   TTL_BYTES,
   TYPE_DEAD,
@@ -97,6 +98,8 @@ export class Shard {
     this.allMeta = new Int32Array(buffer, layout.metaOffset, (layout.shardCount * SHARD_META_BYTES) / 4);
     /** Every shard's published count (see totalEntries), or null: no `max`, or too many shards. */
     this.counts = layout.max > 0 && layout.shardCount <= PUBLISHED_COUNT_SHARDS ? new Int32Array(buffer, H32_SHARD_COUNTS * 4, layout.shardCount) : null;
+    /** Whether records end with a checksum (see recordChecksum): file-backed caches. */
+    this.checksums = layout.recordChecksums === 1;
     this.u8 = new Uint8Array(buffer, dataOffset, regionBytes);
     this.u32 = new Uint32Array(buffer, dataOffset, regionBytes / 4);
     this.i32 = new Int32Array(buffer, dataOffset, regionBytes / 4);
@@ -372,6 +375,7 @@ export class Shard {
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
     if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
     this.writeValue(offset, keyLength, hasTtl, value, valueLength);
+    if (this.checksums) sealRecord(u32, this.u8, offset);
     u32[o4] = flags;
     this.slotChanged(slot);
     this.touchAt(slot, offset);
@@ -429,6 +433,7 @@ export class Shard {
       u8.set(key.subarray(0, keyLength), keyStart);
     }
     this.writeValue(offset, keyLength, expiresAt > 0, value, valueLength);
+    if (this.checksums) sealRecord(this.u32, u8, offset);
   }
 
   writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size) {
@@ -541,8 +546,8 @@ export class Shard {
    * A lock holder died inside this shard, in the middle of whatever it was
    * changing: rebuild the shard from its rings, losing only that write
    * (rebuild.js), or reset it when the rings do not add up. With `rebuild`
-   * false (a file on disk after a restart, whose pages a machine crash may
-   * have written back in part), reset it.
+   * false (after a restart, a file on disk whose records carry no checksums:
+   * a machine crash may have written back its pages in part), reset it.
    */
   recoverFromDeadHolder(rebuild = true) {
     if (!rebuild) {
@@ -550,6 +555,14 @@ export class Shard {
       return;
     }
     this.counters[STAT.lostEntries] += rebuildShard(this);
+  }
+
+  /**
+   * A shard found damaged (it fails verify()): rebuilt from its rings when
+   * its records carry checksums, which tell the damaged ones, else reset.
+   */
+  recoverFromDamage() {
+    this.recoverFromDeadHolder(this.checksums);
   }
 
   /** Drops every entry of a shard found damaged, counting them as lost. */

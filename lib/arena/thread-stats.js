@@ -40,6 +40,8 @@ export const STAT = Object.freeze({
   nearHits: 22,
   /** Entries lost to lock recoveries (a rebuild drops only the write in flight) and shard resets after damage. */
   lostEntries: 23,
+  /** Records dropped because they failed their checksum (a damaged file: pages from before a machine crash, flipped bytes); also in lostEntries. */
+  checksumFailures: 24,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;

@@ -3,15 +3,16 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { CHECKSUM_BYTES, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { MAX_WRITE_STAMP, TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
 
 /**
  * What is wrong with the live record at `position` (word 0 `flags`, `size`
  * bytes), or null: its size must fit its key and value, its key bytes hash
- * to its stored hash, its write stamp lie in [1, the shard's count], and no
- * rewrite in place be under way (see Shard.rewrite). Used by verify() and by
+ * to its stored hash, its write stamp lie in [1, the shard's count], no
+ * rewrite in place be under way (see Shard.rewrite), and in a checksummed
+ * arena its checksum hold. Used by verify() and by
  * rebuilds (rebuild.js), which drop such a record.
  */
 export function liveRecordProblem(shard, position, flags, size) {
@@ -20,7 +21,7 @@ export function liveRecordProblem(shard, position, flags, size) {
   const keyLength = flags >>> 16;
   const valueLength = u32[(position >>> 2) + 1];
   const hasTtl = (flags & HAS_TTL) !== 0;
-  const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength;
+  const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength + (shard.checksums ? CHECKSUM_BYTES : 0);
   if (size !== expected + ((8 - (expected % 8)) % 8)) return `live record at ${position} has size ${size}, expected ${expected} rounded up to 8`;
   const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
   const keyHash = hashBytes(shard.hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
@@ -30,6 +31,7 @@ export function liveRecordProblem(shard, position, flags, size) {
   if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= shard.meta64[M64_WRITE_STAMP])) {
     return `live record at ${position} has write stamp ${stamp}, outside [1, ${shard.meta64[M64_WRITE_STAMP]}]`;
   }
+  if (shard.checksums && !recordChecksumHolds(u32, shard.u8, position)) return `live record at ${position} fails its checksum`;
   return null;
 }
 

@@ -188,9 +188,15 @@ export const OPEN_DEFAULTS = Object.freeze({
   mode: 0o600,
   /** Fault every page in when mapping, so first writes do not pay for it. */
   populate: true,
+  /**
+   * Every record of a new file carries a checksum, checked when a sole
+   * opener recovers the file and by verify(): a record damaged on disk (a
+   * machine crash, flipped bytes) is dropped, never served.
+   */
+  checksums: true,
 });
 
-/** How the options an existing arena file must agree with are stored in its header. */
+/** How the options an existing arena file must agree with are stored in its header: a field name, or a function of the header. */
 const HEADER_NAMES = Object.freeze({
   memoryBytes: 'memoryBytes',
   max: 'max',
@@ -203,6 +209,7 @@ const HEADER_NAMES = Object.freeze({
   maxKeyBytes: 'maxKeyBytes',
   shards: 'shardCount',
   lockLeaseMs: 'lockLeaseMs',
+  checksums: (header) => header.recordChecksums === 1,
 });
 
 /**
@@ -213,8 +220,10 @@ const HEADER_NAMES = Object.freeze({
  */
 export function resolveOpenOptions(options) {
   const { reset, mode, populate, defined } = splitFileOptions(options, OPEN_DEFAULTS);
+  const { checksums = OPEN_DEFAULTS.checksums, ...cacheOptions } = defined;
+  if (typeof checksums !== 'boolean') throw new TypeError(`options.checksums must be a boolean (got ${describe(checksums)})`);
   // Without memoryBytes the other options are checked all the same.
-  const resolved = resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...defined });
+  const resolved = { ...resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...cacheOptions }), checksums };
   return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate };
 }
 
@@ -262,7 +271,8 @@ export function mismatchedOption(given, header) {
   for (const [name, field] of Object.entries(HEADER_NAMES)) {
     if (!Object.hasOwn(given, name)) continue;
     if (name === 'shards' && given.shards === 0) continue;
-    if (given[name] !== header[field]) return { name, given: given[name], stored: header[field] };
+    const stored = typeof field === 'function' ? field(header) : header[field];
+    if (given[name] !== stored) return { name, given: given[name], stored };
   }
   return null;
 }

@@ -9,6 +9,7 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 import { Arena } from '../arena/arena.js';
 import { planLayout, policyId } from '../arena/layout.js';
 import {
+  CHECKSUM_BYTES,
   KEY_BYTES,
   KEY_STRING,
   maxValueBytes,
@@ -66,6 +67,7 @@ function settingsOf(resolved) {
     sweepIntervalMs: resolved.sweepIntervalMs,
     sweepChecks: resolved.sweepChecks,
     fetchTimeoutMs: resolved.fetchTimeoutMs,
+    recordChecksums: resolved.checksums === true,
   };
 }
 
@@ -109,6 +111,8 @@ export class SharedCache {
   #codec;
   #defaultTtl;
   #maxRecordBytes;
+  /** Bytes each record adds for its checksum (file-backed caches; see recordChecksum). */
+  #checksumBytes;
   #handle;
   #closed = false;
   #sweepTimer = null;
@@ -157,6 +161,7 @@ export class SharedCache {
     this.#defaultTtl = header.defaultTtl;
     // The largest record: a whole main ring.
     this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
+    this.#checksumBytes = header.recordChecksums === 1 ? CHECKSUM_BYTES : 0;
     this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
     this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer, path, outbox: outbox?.buffer ?? null });
     if (header.sweepIntervalMs > 0) this.#sweepTimer = startSweepTimer(arena, arena.owner);
@@ -328,7 +333,7 @@ export class SharedCache {
   /** #prepare()'s answer for a payload already in stored form, or null when it cannot fit. */
   #sized(kind, payload, length, keyLength, ttl) {
     const hasTtl = ttl > 0;
-    const size = recordSize(keyLength, length, hasTtl);
+    const size = recordSize(keyLength, length + this.#checksumBytes, hasTtl);
     if (size > this.#maxRecordBytes) return null;
     const entry = this.#entry;
     entry.kind = kind;
@@ -537,6 +542,7 @@ export class SharedCache {
       lockRecoveries: totals.lockRecoveries,
       shardRepairs: totals.shardRepairs,
       lostEntries: totals.lostEntries,
+      checksumFailures: totals.checksumFailures,
       threadSlotRepairs: totals.threadSlotRepairs,
       ...invalidationStats(this.#outbox),
     };
@@ -717,7 +723,7 @@ export class SharedCache {
     const header = this.#arena.header;
     return new RangeError(
       `value is ${length} bytes; the largest value this cache can hold under this key is ` +
-        `${maxValueBytes(this.#maxRecordBytes, keyLength)} bytes (each of its ${header.shardCount} shards has ` +
+        `${maxValueBytes(this.#maxRecordBytes, keyLength) - this.#checksumBytes} bytes (each of its ${header.shardCount} shards has ` +
         `${this.#maxRecordBytes} bytes for one entry); raise options.memoryBytes or lower options.shards`,
     );
   }

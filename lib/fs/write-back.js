@@ -2,7 +2,8 @@
 // until they are written to disk.
 //
 // A dirty file lives in the store as file id hash(root id, path):
-//   block 2^32-1   its name record: magic, state, logical size, mtime, mode, root id, path
+//   block 2^32-1   its name record: magic, state, logical size, mtime, mode,
+//                  CRC-32 of the contents, root id, path
 //   blocks 0..n    its whole contents, as they are to be written
 // Dirty blocks are never evicted, and the store is shared by every thread
 // (and, file-backed, every process) that attaches it, so dirty data outlives
@@ -16,22 +17,28 @@
 // written over an older one. A writer first marks the record WRITING and
 // marks it DIRTY when all its blocks are in: a record found WRITING was left
 // by a thread that died mid-write, and the file's unflushed writes are
-// dropped (counted in lostWrites) rather than written torn.
+// dropped (counted in lostWrites) rather than written torn. The contents'
+// CRC-32 is checked whenever they are read (served or flushed): a store file
+// on disk after a machine crash holds whichever of its pages were written
+// back, and contents that do not match their record are dropped the same way.
 //
 // A file becomes dirty whole: the first write-back write to a clean file puts
 // its entire contents in the store (an append loads the current contents
 // first), so reads and flushes never combine blocks with the disk.
 
+import zlib from 'node:zlib';
 import { codes } from '../errors.js';
 
 /** Block index of a file's name record (data blocks use the indexes below it). */
 const NAME_BLOCK = 2 ** 32 - 1;
-const MAGIC = 0x42574643; // "CFWB"
+const MAGIC = 0x32574643; // "CFW2" (2: with the contents' CRC-32)
 const WRITING = 1;
 const DIRTY = 2;
 const ROOT_ID_BYTES = 12;
-// magic u32, state u32, size f64, mtimeMs f64, mode u32, key bytes u32, root id
-const NAME_HEADER_BYTES = 32 + ROOT_ID_BYTES;
+// magic u32, state u32, size f64, mtimeMs f64, mode u32, key bytes u32, crc u32, root id
+const CRC_OFFSET = 32;
+const ROOT_ID_OFFSET = 36;
+const NAME_HEADER_BYTES = ROOT_ID_OFFSET + ROOT_ID_BYTES;
 const STATE_OFFSET = 4;
 
 /** FNV-1a over the root id and the path: the file id of a path in the store. */
@@ -76,14 +83,18 @@ export class WriteBack {
 
   /**
    * The name record of `file`, or null. Only under the file's lock. A record
-   * left WRITING (its writer died) drops the file's blocks: its unflushed
-   * writes are lost, never written torn.
+   * left WRITING (its writer died), or one that is no record at all
+   * (damaged), drops the file's blocks: its unflushed writes are lost, never
+   * written torn.
    */
   #readName(file) {
     const blocks = this.#blocks;
     const header = blocks.read(file, this.#namePosition, NAME_HEADER_BYTES);
-    if (header === undefined || header.readUInt32LE(0) !== MAGIC) return null;
-    const key = header.readUInt32LE(STATE_OFFSET) === DIRTY ? blocks.read(file, this.#namePosition + NAME_HEADER_BYTES, header.readUInt32LE(28)) : undefined;
+    if (header === undefined) return null;
+    const key =
+      header.readUInt32LE(0) === MAGIC && header.readUInt32LE(STATE_OFFSET) === DIRTY
+        ? blocks.read(file, this.#namePosition + NAME_HEADER_BYTES, header.readUInt32LE(28))
+        : undefined;
     if (key === undefined) {
       blocks.drop(file);
       this.#counters.lostWrites++;
@@ -93,12 +104,13 @@ export class WriteBack {
       size: header.readDoubleLE(8),
       mtimeMs: header.readDoubleLE(16),
       mode: header.readUInt32LE(24),
-      rootId: header.toString('latin1', 32, 32 + ROOT_ID_BYTES),
+      crc: header.readUInt32LE(CRC_OFFSET),
+      rootId: header.toString('latin1', ROOT_ID_OFFSET, ROOT_ID_OFFSET + ROOT_ID_BYTES),
       key: key.toString(),
     };
   }
 
-  #writeName(file, state, { size, mtimeMs, mode, key }) {
+  #writeName(file, state, { size, mtimeMs, mode, crc, key }) {
     const keyBytes = Buffer.from(key);
     const record = Buffer.alloc(NAME_HEADER_BYTES + keyBytes.length);
     record.writeUInt32LE(MAGIC, 0);
@@ -107,7 +119,8 @@ export class WriteBack {
     record.writeDoubleLE(mtimeMs, 16);
     record.writeUInt32LE(mode, 24);
     record.writeUInt32LE(keyBytes.length, 28);
-    record.write(this.#rootId, 32, ROOT_ID_BYTES, 'latin1');
+    record.writeUInt32LE(crc, CRC_OFFSET);
+    record.write(this.#rootId, ROOT_ID_OFFSET, ROOT_ID_BYTES, 'latin1');
     keyBytes.copy(record, NAME_HEADER_BYTES);
     this.#blocks.write(file, this.#namePosition, record);
   }
@@ -166,14 +179,14 @@ export class WriteBack {
   }
 
   /**
-   * The dirty contents of `file`, or null when some block is gone: a thread
-   * died inside a block write (the store dropped that block) and the
+   * The dirty contents of `file`, or null when some block is gone (a thread
+   * died inside a block write, and the store dropped that block) or they do
+   * not match their CRC-32 (a store file on disk after a machine crash): the
    * file's unflushed writes are lost; they are dropped, never written torn.
    */
   #content(file, name) {
-    if (name.size === 0) return Buffer.alloc(0);
-    const content = this.#blocks.read(file, 0, name.size);
-    if (content !== undefined) return content;
+    const content = name.size === 0 ? Buffer.alloc(0) : this.#blocks.read(file, 0, name.size);
+    if (content !== undefined && zlib.crc32(content) === name.crc) return content;
     this.#blocks.drop(file);
     this.#counters.lostWrites++;
     return null;
@@ -199,7 +212,9 @@ export class WriteBack {
       else if (append) data = Buffer.concat([base(), content]);
       const size = position + data.length;
       if (size > limit) return 'too-large';
-      const record = { size, mtimeMs, mode: name?.mode ?? mode, key };
+      // An append to dirty contents continues their CRC-32.
+      const crc = position === 0 ? zlib.crc32(data) : zlib.crc32(data, name.crc);
+      const record = { size, mtimeMs, mode: name?.mode ?? mode, crc, key };
       if (other) return this.#spill(file, key, data, record, publish, false);
       try {
         this.#writeName(file, WRITING, record);
@@ -208,8 +223,9 @@ export class WriteBack {
       } catch (error) {
         if (error.code !== codes.ERR_BLOCKS_FULL) throw error;
         // Whatever made it into blocks is dropped; the disk gets the whole file.
-        const whole = position === 0 ? data : Buffer.concat([this.#blocks.read(file, 0, position) ?? Buffer.alloc(0), data]);
-        if (whole.length !== size) throw error;
+        const before = position === 0 ? Buffer.alloc(0) : this.#content(file, name);
+        if (before === null) throw error;
+        const whole = position === 0 ? data : Buffer.concat([before, data]);
         return this.#spill(file, key, whole, record, publish, true);
       }
       publish(size, mtimeMs);
