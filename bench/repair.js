@@ -17,7 +17,6 @@
 
 import { rmSync, writeFileSync } from 'node:fs';
 import zlib from 'node:zlib';
-import { Bench } from 'tinybench';
 import { SharedCache } from '../lib/index.js';
 import { Arena } from '../lib/arena/arena.js';
 import { recordChecksum } from '../lib/arena/record.js';
@@ -25,6 +24,7 @@ import { jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { seededRandom } from './lib/random.js';
+import { measureRates } from './lib/rates.js';
 import { median } from './lib/stats.js';
 
 const MiB = 2 ** 20;
@@ -81,17 +81,7 @@ const BATCH = 100;
 
 /** Median ops/s of each task over `rounds` tinybench runs (each call does BATCH operations). */
 async function rates(tasks) {
-  const samples = Object.fromEntries(Object.keys(tasks).map((name) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    const bench = new Bench({ time: taskMs, warmupTime: Math.min(100, taskMs) });
-    for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
-    await bench.run();
-    for (const task of bench.tasks) {
-      if (task.result.state !== 'completed') throw new Error(`bench task ${task.name} did not complete: ${task.result.state}`);
-      samples[task.name].push((BATCH * 1000) / task.result.period);
-    }
-  }
-  return Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, median(list)]));
+  return (await measureRates(tasks, { rounds, timeMs: taskMs, batch: BATCH })).rates;
 }
 
 function arenaFile(name) {

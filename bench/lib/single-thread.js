@@ -7,10 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
 import { LRUCache } from 'lru-cache';
-import { Bench } from 'tinybench';
 import { SharedCache } from '../../lib/index.js';
 import { arenaBytesFor, makeKeys, makePayload, shuffledOrder } from './keys.js';
-import { median } from './stats.js';
+import { measureRates } from './rates.js';
 
 export const BATCH = 1000;
 
@@ -117,20 +116,9 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
         });
       },
     };
-    const samples = Object.fromEntries(Object.keys(tasks).map((name) => [name, []]));
-    for (let round = 0; round < rounds; round++) {
-      progress?.(`round ${round + 1}/${rounds}`);
-      const bench = new Bench({ time: timeMs, warmupTime: Math.min(100, timeMs) });
-      for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
-      await bench.run();
-      for (const task of bench.tasks) {
-        if (task.result.state !== 'completed') throw new Error(`bench task ${task.name} did not complete: ${task.result.state}`);
-        samples[task.name].push((BATCH * 1000) / task.result.period);
-      }
-    }
+    const { rates, samples } = await measureRates(tasks, { rounds, timeMs, batch: BATCH, progress });
     if (found === 0) throw new Error('bench: no lookup found anything');
-    const result = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, median(list)]));
-    return { ...result, samples };
+    return { ...rates, samples };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -54,8 +54,8 @@
 // meta line older than its rings. Only checksums tell such a record: in an
 // arena whose records carry them (file-backed caches; see recordChecksum),
 // a record that fails its checksum is dropped like a write in flight, and
-// counted in checksumFailures. A ring whose bookkeeping does not match its
-// records does not walk to its head, and its shard is reset. So after a
+// counted in checksumFailures; a ring whose meta line is newer than its
+// records ends where they stop being records (7). So after a
 // restart the sole opener rebuilds every shard left locked or failing
 // verify() when records are checksummed, and otherwise only shards left
 // locked in a file in memory, resetting the rest (see

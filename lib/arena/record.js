@@ -24,6 +24,8 @@
 // record ends with a u32 checksum in its last 4 bytes (see recordChecksum):
 // its size is that of a value CHECKSUM_BYTES longer.
 
+import { hashFinish } from './hash.js';
+
 export const RECORD_HEADER_BYTES = 24;
 /** Float64 index, from the record's offset / 8, of the write stamp and of the expiry time. */
 export const STAMP_F64 = 2;
@@ -122,13 +124,7 @@ export function recordChecksum(u32, u8, offset, end) {
   }
   if (i < words) a = Math.imul(a ^ u32[i], LANE_B);
   for (let k = words << 2; k < end; k++) b = Math.imul(b ^ u8[k], LANE_A);
-  let h = a ^ ((b << 16) | (b >>> 16));
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return hashFinish(a ^ ((b << 16) | (b >>> 16)));
 }
 
 /** Where the value of the record at `offset` ends (from its header). */
