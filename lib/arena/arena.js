@@ -141,7 +141,8 @@ export class Arena {
   /**
    * Called by the only process that has a mapped arena open, before anyone
    * else can attach: every lock, lease, flight and thread slot in it belongs
-   * to a process that has exited (a restart, or a crash). Every shard is
+   * to a process that has exited (a restart, or a crash), and damaged
+   * counter slots are reset. Every shard is
    * checked (verify(), and with record checksums every live record's).
    * Shards left locked mid-write, or failing the check (a machine crash can
    * write back some pages of a shard and not others, bytes can flip), are
@@ -170,6 +171,8 @@ export class Arena {
       }
     }
     releaseThreadSlots(this.buffer, this.header, this.threadSlot);
+    // Damaged counter slots are found (and reset) by a sum, as stats() would.
+    sumThreadSlots(this.buffer, this.header, this.counters);
     recoverStructures(this.buffer, this.header);
     abandonAllFlights(this.buffer, this.header);
     releaseSweeperLease(this.buffer);
