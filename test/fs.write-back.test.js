@@ -382,6 +382,19 @@ test('data blocks left without their name record (a writer died rewriting it) ar
   assert.equal(disk('orphaned'), '');
 });
 
+test('an empty append to a dirty file keeps its contents (and their CRC-32)', async (t) => {
+  const { cfs, disk } = setup(t);
+  await cfs.writeFile('e', 'kept');
+  await cfs.appendFile('e', '');
+  // Bytes over an empty ArrayBuffer: zlib.crc32 of those is 0, whatever it continues.
+  await cfs.appendFile('e', new Uint8Array(new ArrayBuffer(0)));
+  cfs.invalidate({ prefix: '' });
+  assert.equal(await cfs.readFile('e', 'utf8'), 'kept');
+  assert.equal(cfs.stats().lostWrites, 0);
+  await cfs.flush();
+  assert.equal(disk('e'), 'kept');
+});
+
 test('dirty contents that no longer match their CRC-32 (pages of a store file a crash did not write back) are dropped, never served or flushed', async (t) => {
   const { cfs, blocks, disk, root } = setup(t);
   fs.writeFileSync(path.join(root, 'page'), 'on disk');

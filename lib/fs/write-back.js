@@ -41,6 +41,15 @@ const ROOT_ID_OFFSET = 36;
 const NAME_HEADER_BYTES = ROOT_ID_OFFSET + ROOT_ID_BYTES;
 const STATE_OFFSET = 4;
 
+/**
+ * The CRC-32 of `data` continued from `previous`. zlib.crc32 gives 0 for
+ * bytes over an empty ArrayBuffer (no data pointer: zlib's crc32 of NULL),
+ * whatever it continues; an empty append must keep the CRC as it was.
+ */
+function crc32(data, previous = 0) {
+  return data.length === 0 ? previous : zlib.crc32(data, previous);
+}
+
 /** FNV-1a over the root id and the path: the file id of a path in the store. */
 function fileId(rootId, key) {
   let h = 0x811c9dc5;
@@ -186,7 +195,7 @@ export class WriteBack {
    */
   #content(file, name) {
     const content = name.size === 0 ? Buffer.alloc(0) : this.#blocks.read(file, 0, name.size);
-    if (content !== undefined && zlib.crc32(content) === name.crc) return content;
+    if (content !== undefined && crc32(content) === name.crc) return content;
     this.#blocks.drop(file);
     this.#counters.lostWrites++;
     return null;
@@ -213,7 +222,7 @@ export class WriteBack {
       const size = position + data.length;
       if (size > limit) return 'too-large';
       // An append to dirty contents continues their CRC-32.
-      const crc = position === 0 ? zlib.crc32(data) : zlib.crc32(data, name.crc);
+      const crc = position === 0 ? crc32(data) : crc32(data, name.crc);
       const record = { size, mtimeMs, mode: name?.mode ?? mode, crc, key };
       if (other) return this.#spill(file, key, data, record, publish, false);
       try {
