@@ -22,6 +22,8 @@ export const codes = Object.freeze({
   ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
   /** The cache was closed with close(). */
   ERR_CACHE_CLOSED: 'ERR_CACHE_CLOSED',
+  /** A fetch() loader ran longer than options.fetchTimeoutMs: its signal was aborted and its callers rejected. */
+  ERR_FETCH_TIMEOUT: 'ERR_FETCH_TIMEOUT',
   /** registerMetrics() could not load prom-client. */
   ERR_PROM_CLIENT_MISSING: 'ERR_PROM_CLIENT_MISSING',
   /** registerMetrics() with a name already registered in that registry. */

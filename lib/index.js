@@ -4,3 +4,4 @@ export { SharedCache } from './cache/shared-cache.js';
 export { BlockStore } from './cache/block-store.js';
 export { ArenaCacheError, codes } from './errors.js';
 export { InvalidationBus } from './cache/invalidation/bus.js';
+export { channels } from './cache/diagnostics.js';

@@ -153,7 +153,7 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
       set(key, value) {
         keys.encode(key);
         const stored = value.length + (shard.checksums ? CHECKSUM_BYTES : 0);
-        shard.store(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, recordSize(keys.length, stored, false));
+        shard.store(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, 0, recordSize(keys.length, stored, 0));
       },
       delete(key) {
         keys.encode(key);

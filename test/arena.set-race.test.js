@@ -10,7 +10,7 @@ const MiB = 2 ** 20;
 /** arena.set() of `key` to the Buffer `value`, as SharedCache#set would call it. */
 function arenaSet(arena, keys, key, value) {
   keys.encode(key);
-  arena.set(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, recordSize(keys.length, value.length, false));
+  arena.set(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, 0, recordSize(keys.length, value.length, 0));
 }
 
 // A set looks its key up before it takes the shard's lock (the lookup's cache

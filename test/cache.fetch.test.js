@@ -93,17 +93,76 @@ test('in the loader\'s own thread, waiters get the loader\'s very error', async 
   assert.equal(results[1].reason, failure);
 });
 
-test('a loader that never settles releases waiters in other threads after fetchTimeoutMs; they load themselves', async () => {
+test('a loader that never settles is given up after fetchTimeoutMs: its signal aborts, every caller in every thread rejects with ERR_FETCH_TIMEOUT, and nobody else loads', async () => {
   const cache = new SharedCache({ memoryBytes: 4 * MiB, fetchTimeoutMs: 300 });
-  const hanging = startWorkers(cache, 1, { mode: 'hang', calls: 1, parties: 1 });
+  const hanging = startWorkers(cache, 1, { mode: 'hang', calls: 3, parties: 1 });
   while (Atomics.load(hanging.runs, 0) === 0) await sleep(5);
   const start = performance.now();
-  const value = await cache.fetch('shared-key', () => 'loaded after the timeout');
+  let ownLoads = 0;
+  const waiters = Array.from({ length: 5 }, () =>
+    cache.fetch('shared-key', () => {
+      ownLoads++;
+      return 'a stampede';
+    }),
+  );
+  const message = 'the fetch() loader ran longer than options.fetchTimeoutMs (300 ms); its signal was aborted and its result is dropped';
+  for (const waiter of waiters) await assert.rejects(waiter, { name: 'ArenaCacheError', code: 'ERR_FETCH_TIMEOUT', message });
   const waited = performance.now() - start;
-  assert.equal(value, 'loaded after the timeout');
-  assert.ok(waited >= 250 && waited < 3000, `waited ${waited} ms`);
-  assert.equal(cache.stats().fetchTimeouts, 1);
+  assert.ok(waited < 3000, `waited ${waited} ms`);
+  assert.equal(ownLoads, 0, 'no waiter ran the loader');
+  const [inWorker] = await hanging.results;
+  assert.deepEqual(inWorker, Array(3).fill({ error: { name: 'ArenaCacheError', message, code: 'ERR_FETCH_TIMEOUT' } }));
+  assert.equal(cache.stats().fetchTimeouts, 1, 'one load timed out');
+  assert.equal(cache.get('shared-key'), undefined);
+  // The claim is free again: the next fetch loads.
+  assert.equal(await cache.fetch('shared-key', () => 'loaded after the timeout'), 'loaded after the timeout');
   await Promise.all(hanging.workers.map((w) => w.terminate()));
+});
+
+test('the loader\'s signal aborts at the timeout, and its late value is not stored', async () => {
+  const cache = new SharedCache({ memoryBytes: MiB, fetchTimeoutMs: 50 });
+  let seen;
+  let finish;
+  const late = new Promise((resolve) => {
+    finish = resolve;
+  });
+  await assert.rejects(
+    cache.fetch('k', (key, { signal }) => {
+      seen = signal;
+      return late;
+    }),
+    { code: 'ERR_FETCH_TIMEOUT' },
+  );
+  assert.equal(seen.aborted, true);
+  assert.equal(seen.reason.code, 'ERR_FETCH_TIMEOUT');
+  finish('too late');
+  await sleep(10);
+  assert.equal(cache.get('k'), undefined);
+});
+
+test('a loader whose thread blocks its event loop is taken over by one waiter once overdue (2 × fetchTimeoutMs)', async () => {
+  const cache = new SharedCache({ memoryBytes: 4 * MiB, fetchTimeoutMs: 200 });
+  const blocked = startWorkers(cache, 1, { mode: 'block', calls: 1, parties: 1, blockMs: 1500 });
+  while (Atomics.load(blocked.runs, 0) === 0) await sleep(5);
+  let ownLoads = 0;
+  const start = performance.now();
+  const values = await Promise.all(
+    Array.from({ length: 5 }, () =>
+      cache.fetch('shared-key', async () => {
+        ownLoads++;
+        return 'taken over';
+      }),
+    ),
+  );
+  const waited = performance.now() - start;
+  assert.deepEqual(values, Array(5).fill('taken over'));
+  assert.equal(ownLoads, 1, 'one load here (the calls of one thread share it)');
+  assert.ok(waited >= 300 && waited < 1400, `taken over after ${waited} ms, before the blocked loader returned`);
+  // The blocked loader's late release must not disturb what came after it.
+  const [[late]] = await blocked.results;
+  assert.deepEqual(late.value, { key: 'shared-key', loadedBy: 0, blocked: true }, 'its own caller gets what it loaded');
+  assert.equal(cache.get('shared-key'), 'taken over', 'but it is not stored over the newer load');
+  await Promise.all(blocked.workers.map((w) => w.terminate()));
 });
 
 test('waiters do not wait out the timeout when the loader\'s worker dies', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
@@ -137,7 +196,8 @@ test('bad fetch input is a specific error', async () => {
   });
   await assert.rejects(cache.fetch('k', () => 1, { stale: true }), {
     name: 'TypeError',
-    message: 'options.stale is not a known option of fetch(); the only one is ttl',
+    message:
+      'options.stale is not a known option of fetch(); the known ones are ttl, staleWhileRevalidate, allowStale, forceRefresh, signal, context, allowStaleOnFetchRejection, noDeleteOnFetchRejection',
   });
   await assert.rejects(cache.fetch('k', () => undefined), {
     name: 'TypeError',

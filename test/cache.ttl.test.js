@@ -94,7 +94,7 @@ test('set options must be an object with only ttl', () => {
   });
   assert.throws(() => cache.set('k', 1, { tll: 5 }), {
     name: 'TypeError',
-    message: 'options.tll is not a known option of set(); the only one is ttl',
+    message: 'options.tll is not a known option of set(); the known ones are ttl, staleWhileRevalidate',
   });
 });
 

@@ -56,7 +56,7 @@ const cases = [
     name: 'the previous layout version',
     damage: (path) => writeAt(path, 4, Buffer.from([2, 0, 0, 0])),
     code: 'ERR_ARENA_VERSION',
-    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads version 3; ${RESET_HINT}`,
+    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads versions 3 to 4; ${RESET_HINT}`,
   },
   {
     name: 'a damaged header field',

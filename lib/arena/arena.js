@@ -8,17 +8,20 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { hashStart } from './hash.js';
-import { readHeader, writeHeader } from './layout.js';
+import { H32_VERSION, LAYOUT_VERSION, readHeader, writeHeader } from './layout.js';
 import {
   EXPIRY_F64,
+  HAS_STALE,
   HAS_TTL,
   KEY_KIND_SHIFT,
   KEY_STRING,
   keyWord,
   paddedKeyBytes,
+  recordKeyStart,
+  recordTimeBytes,
   RECORD_HEADER_BYTES,
+  STALE_F64,
   STAMP_F64,
-  TTL_BYTES,
   TYPE_LIVE,
   VALUE_KIND_SHIFT,
   VALUE_UTF8,
@@ -32,6 +35,7 @@ import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots, threadSlotProblems } from './thread-stats.js';
 import { abandonAllFlights } from './flights.js';
+import { publishRepair } from './repair-channel.js';
 import { releaseSweeperLease } from './sweep.js';
 import { memoryWaiting } from './waiting.js';
 import { recoverStructures, structureProblems } from './structures.js';
@@ -48,6 +52,16 @@ const MISS = Symbol('miss');
 const EXPIRED = Symbol('expired');
 const TORN = Symbol('torn');
 const FOUND = Symbol('found');
+/** Past its stale time, within its expiry time (see record.js): served only to callers that allow stale values. */
+const STALE = Symbol('stale');
+// What lookup() reads: whether the entry is there (FOUND), its value, or its value even when stale.
+const READ_PRESENCE = 0;
+const READ_VALUE = 1;
+const READ_STALE_VALUE = 2;
+// What remove() removes: any entry, only an expired one, or only a stale or expired one.
+export const REMOVE_ANY = 0;
+const REMOVE_EXPIRED = 1;
+export const REMOVE_LAPSED = 2;
 // What remove() did.
 const NOT_FOUND = 0;
 const REMOVED_LIVE = 1;
@@ -130,6 +144,8 @@ export class Arena {
     this.lastOffset = 0;
     this.lastStamp = 0;
     this.lastExpiresAt = 0;
+    /** Whether the value the last get() or peek() allowing stale values returned was stale. */
+    this.lastStale = false;
     this.values = new ValuePool();
     /** Private memory that strings are decoded from (see readUtf8()). */
     this.textScratch = Buffer.allocUnsafeSlow(1024);
@@ -154,11 +170,19 @@ export class Arena {
    *   machine crash can have come between (a file in memory)
    */
   recoverAfterRestart({ rebuildLocked = false } = {}) {
+    // No process of an older arenacache has the file open now: mark it
+    // with this version, which they refuse, before writing what they would misread.
+    if (this.header.layoutVersion < LAYOUT_VERSION) {
+      new Uint32Array(this.buffer, 0, 4)[H32_VERSION] = LAYOUT_VERSION;
+      this.header.layoutVersion = LAYOUT_VERSION;
+    }
     let repaired = 0;
     for (const shard of this.shards) {
+      const lostBefore = this.counters[STAT.lostEntries];
       if (releaseAbandonedLock(shard, rebuildLocked || shard.checksums)) {
         this.counters[STAT.lockRecoveries]++;
         repaired++;
+        publishRepair(shard.index, 'restart-locked', this.counters[STAT.lostEntries] - lostBefore);
         continue;
       }
       // A machine crash may have written back the meta line and not the
@@ -168,6 +192,7 @@ export class Arena {
         shard.recoverFromDamage();
         this.counters[STAT.shardRepairs]++;
         repaired++;
+        publishRepair(shard.index, 'restart-damaged', this.counters[STAT.lostEntries] - lostBefore);
       }
     }
     releaseThreadSlots(this.buffer, this.header, this.threadSlot);
@@ -182,18 +207,20 @@ export class Arena {
 
   /**
    * Looks up a key. Returns the value as a Buffer copy or a string (see
-   * `valueKind`), or undefined on a miss or an expired entry.
+   * `valueKind`), or undefined on a miss or an expired or stale entry. With
+   * `allowStale`, a stale value too (see record.js): then `lastStale` is
+   * true, and the answer counts as a hit and a use.
    */
-  get(key, keyLength, keyKind, hash) {
+  get(key, keyLength, keyKind, hash, allowStale) {
     const shard = this.shards[hash & this.shardMask];
-    const value = this.lookup(shard, key, keyLength, keyKind, hash, true);
-    if (value === MISS) {
+    const value = this.lookup(shard, key, keyLength, keyKind, hash, allowStale === true ? READ_STALE_VALUE : READ_VALUE);
+    if (value === MISS || value === STALE) {
       this.counters[STAT.misses]++;
       return undefined;
     }
     if (value === EXPIRED || value === TORN) {
       this.counters[STAT.misses]++;
-      if (value === EXPIRED) this.remove(key, keyLength, keyKind, hash, true);
+      if (value === EXPIRED) this.remove(key, keyLength, keyKind, hash, REMOVE_EXPIRED);
       else this.repair(shard);
       return undefined;
     }
@@ -205,26 +232,61 @@ export class Arena {
 
   /**
    * The value of a live entry like get(), but neither counted nor marked as
-   * used: for the invalidation bus, which reads version markers to send them.
+   * used: for peek() and the invalidation bus, which reads version markers
+   * to send them. With `allowStale`, also a stale value (`lastStale` says).
    */
-  peek(key, keyLength, keyKind, hash) {
-    const value = this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, true);
-    return value === MISS || value === EXPIRED || value === TORN ? undefined : value;
+  peek(key, keyLength, keyKind, hash, allowStale = false) {
+    const value = this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, allowStale ? READ_STALE_VALUE : READ_VALUE);
+    return value === MISS || value === EXPIRED || value === TORN || value === STALE ? undefined : value;
   }
 
-  /** Whether a live, unexpired entry exists (does not mark it as used). */
+  /** Whether a live, unexpired, not stale entry exists (does not mark it as used). */
   has(key, keyLength, keyKind, hash) {
-    return this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, false) === FOUND;
+    return this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, READ_PRESENCE) === FOUND;
+  }
+
+  /**
+   * The facts of a live entry (stale included, expired not) read under its
+   * shard's lock, for info(), or null: its value (kind in `valueKind`), its
+   * expiry and stale times (0: none), record and value bytes, and where the
+   * eviction policy has it (ring and frequency).
+   */
+  inspect(key, keyLength, keyKind, hash) {
+    const shard = this.shards[hash & this.shardMask];
+    const held = this.lock.acquire(shard);
+    try {
+      const slot = shard.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash);
+      if (slot < 0) return null;
+      const offset = shard.foundOffset;
+      this.lastStale = false;
+      const value = this.readValue(shard, offset, READ_STALE_VALUE);
+      if (value === EXPIRED || value === TORN) return null;
+      const o4 = offset >>> 2;
+      const flags = shard.u32[o4];
+      const f64 = shard.f64;
+      return {
+        value,
+        stale: this.lastStale,
+        expiresAt: (flags & HAS_TTL) !== 0 ? f64[(offset >>> 3) + EXPIRY_F64] : 0,
+        staleAt: (flags & HAS_STALE) !== 0 ? f64[(offset >>> 3) + STALE_F64] : 0,
+        recordBytes: shard.u32[o4 + 3],
+        valueBytes: shard.u32[o4 + 1],
+        ring: shard.small.size > 0 && offset < shard.small.end ? 'small' : 'main',
+        frequency: shard.frequency(slot),
+      };
+    } finally {
+      this.lock.release(shard, held, false);
+    }
   }
 
   /**
    * Reads an entry without a lock: read the shard's sequence, look up and
    * copy, and read the sequence again; if a writer came in between, retry.
    * After a few failed tries, read under the lock so that a reader always
-   * finishes. Returns MISS, EXPIRED, TORN, FOUND (when not `wantValue`) or
-   * the value; `lastSlot` is the entry's dictionary slot.
+   * finishes. Returns MISS, EXPIRED, STALE, TORN, FOUND (for `mode`
+   * READ_PRESENCE) or the value; `lastSlot` is the entry's dictionary slot.
    */
-  lookup(shard, key, keyLength, keyKind, hash, wantValue) {
+  lookup(shard, key, keyLength, keyKind, hash, mode) {
     const meta = shard.meta;
     const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
@@ -233,13 +295,13 @@ export class Arena {
         this.lock.waitWhileHeld(shard, seq);
         continue;
       }
-      const result = this.readEntry(shard, key, keyLength, expected, hash, wantValue);
+      const result = this.readEntry(shard, key, keyLength, expected, hash, mode);
       if (sequenceAfter(meta, this.fence) === seq) return result;
       this.counters[STAT.readRetries]++;
     }
     const held = this.lock.acquire(shard);
     try {
-      return this.readEntry(shard, key, keyLength, expected, hash, wantValue);
+      return this.readEntry(shard, key, keyLength, expected, hash, mode);
     } finally {
       this.lock.release(shard, held, false);
     }
@@ -255,17 +317,23 @@ export class Arena {
     return new RecordStamp(this.readShard, this.lastSlot, this.lastOffset, this.lastStamp, this.lastExpiresAt);
   }
 
-  readEntry(shard, key, keyLength, expected, hash, wantValue) {
+  readEntry(shard, key, keyLength, expected, hash, mode) {
     const slot = shard.findSlot(key, keyLength, expected, hash);
     this.readShard = shard;
     this.lastSlot = slot;
     if (slot < 0) return MISS;
-    if (wantValue) return this.readValue(shard, shard.foundOffset);
-    return this.isExpired(shard, shard.foundOffset) ? EXPIRED : FOUND;
+    if (mode === READ_STALE_VALUE) this.lastStale = false;
+    if (mode !== READ_PRESENCE) return this.readValue(shard, shard.foundOffset, mode);
+    const offset = shard.foundOffset;
+    return this.isExpired(shard, offset) ? EXPIRED : this.isStale(shard, offset) ? STALE : FOUND;
   }
 
-  /** Reads the value of the record at `offset`: a Buffer copy, a string, EXPIRED or TORN. */
-  readValue(shard, offset) {
+  /**
+   * Reads the value of the record at `offset`: a Buffer copy, a string,
+   * EXPIRED, STALE (unless `mode` is READ_STALE_VALUE: then the value, and
+   * `lastStale` is true) or TORN.
+   */
+  readValue(shard, offset, mode) {
     const u32 = shard.u32;
     const o4 = offset >>> 2;
     const flags = u32[o4];
@@ -275,8 +343,17 @@ export class Arena {
     let expiresAt = 0;
     if ((flags & HAS_TTL) !== 0) {
       expiresAt = f64[(offset >>> 3) + EXPIRY_F64];
-      if (expiresAt <= this.clock.now()) return EXPIRED;
-      valueStart += TTL_BYTES;
+      const now = this.clock.now();
+      if (expiresAt <= now) return EXPIRED;
+      valueStart += recordTimeBytes(flags);
+      if ((flags & HAS_STALE) !== 0) {
+        // A private copy holds only while the value is fresh.
+        expiresAt = f64[(offset >>> 3) + STALE_F64];
+        if (expiresAt <= now) {
+          if (mode !== READ_STALE_VALUE) return STALE;
+          this.lastStale = true;
+        }
+      }
     }
     this.lastOffset = offset;
     this.lastStamp = f64[(offset >>> 3) + STAMP_F64];
@@ -331,12 +408,17 @@ export class Arena {
     return (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= this.clock.now();
   }
 
+  /** Whether the record at `offset` is past its stale time (see record.js). */
+  isStale(shard, offset) {
+    return (shard.u32[offset >>> 2] & HAS_STALE) !== 0 && shard.f64[(offset >>> 3) + STALE_F64] <= this.clock.now();
+  }
+
   /**
    * Stores a value. `value` is a Uint8Array, or a string when valueKind is
    * VALUE_UTF8 (then `valueLength` is its UTF-8 length). `size` is
    * recordSize(...) and must not exceed the region (the cache checks).
    */
-  set(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+  set(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
     const shard = this.shards[hash & this.shardMask];
     // The key is looked up before the lock is taken, as a reader would: the
     // cache misses of the lookup (and, with threads setting the same keys,
@@ -349,13 +431,13 @@ export class Arena {
     const offset = shard.foundOffset;
     const held = this.lock.acquire(shard);
     try {
-      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
       // The record as this holding left it, for a near cache (see readStamp).
       this.readShard = shard;
       this.lastSlot = shard.writtenSlot;
       this.lastOffset = shard.writtenOffset;
       this.lastStamp = shard.writtenStamp;
-      this.lastExpiresAt = expiresAt;
+      this.lastExpiresAt = staleAt > 0 ? staleAt : expiresAt;
     } finally {
       this.lock.release(shard, held);
     }
@@ -367,15 +449,15 @@ export class Arena {
    * `slot` other than NOT_LOOKED_UP, the key's lookup is done (see
    * shard.storeFound).
    */
-  storeLocked(shard, slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+  storeLocked(shard, slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
     try {
-      if (slot === NOT_LOOKED_UP) shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
-      else shard.storeFound(slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      if (slot === NOT_LOOKED_UP) shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+      else shard.storeFound(slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
     } catch (error) {
       // The shard is empty now: store into it again.
       this.resetAfter(shard, error);
       try {
-        shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+        shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
       } catch (again) {
         shard.reset();
         throw again;
@@ -385,7 +467,7 @@ export class Arena {
 
   /**
    * Stores what `produce()` returns ({ kind, payload, length, expiresAt,
-   * size }, or null for nothing), calling it while the key's shard lock is
+   * staleAt, size }, or null for nothing), calling it while the key's shard lock is
    * held: no other write of the shard comes between.
    */
   fill(key, keyLength, keyKind, hash, produce) {
@@ -394,7 +476,7 @@ export class Arena {
     try {
       const entry = produce();
       if (entry === null) return;
-      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, keyLength, keyKind, hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, keyLength, keyKind, hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.staleAt, entry.size);
       this.counters[STAT.sets]++;
     } finally {
       this.lock.release(shard, held);
@@ -403,17 +485,19 @@ export class Arena {
 
   /** Removes a key; true when a live, unexpired entry was removed. */
   delete(key, keyLength, keyKind, hash) {
-    const removed = this.remove(key, keyLength, keyKind, hash, false);
+    const removed = this.remove(key, keyLength, keyKind, hash, REMOVE_ANY);
     if (removed === REMOVED_LIVE) this.counters[STAT.deletes]++;
     return removed === REMOVED_LIVE;
   }
 
   /**
-   * Removes a key under the shard lock; with `onlyExpired`, only if its ttl
-   * has passed (a read found it expired, but a writer may have renewed it
-   * since). Returns NOT_FOUND, REMOVED_LIVE or REMOVED_EXPIRED.
+   * Removes a key under the shard lock; with `only` REMOVE_EXPIRED, only if
+   * it has expired (a read found it expired, but a writer may have renewed
+   * it since), with REMOVE_LAPSED only if it is stale or expired (fetch()
+   * drops a stale value its refresh failed for, not a newer one). Returns
+   * NOT_FOUND, REMOVED_LIVE or REMOVED_EXPIRED.
    */
-  remove(key, keyLength, keyKind, hash, onlyExpired) {
+  remove(key, keyLength, keyKind, hash, only) {
     const shard = this.shards[hash & this.shardMask];
     const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
     const held = this.lock.acquire(shard);
@@ -424,7 +508,7 @@ export class Arena {
       if (slot >= 0) {
         const offset = shard.foundOffset;
         const expired = this.isExpired(shard, offset);
-        if (expired || !onlyExpired) {
+        if (expired || only === REMOVE_ANY || (only === REMOVE_LAPSED && this.isStale(shard, offset))) {
           changed = true;
           shard.removeEntry(slot, offset);
           removed = expired ? REMOVED_EXPIRED : REMOVED_LIVE;
@@ -450,16 +534,20 @@ export class Arena {
    * other error is a bug and is rethrown.
    */
   resetAfter(shard, error) {
+    const lostBefore = this.counters[STAT.lostEntries];
     shard.resetDamaged();
     this.counters[STAT.shardRepairs]++;
+    publishRepair(shard.index, 'corrupt', this.counters[STAT.lostEntries] - lostBefore);
     if (error?.code !== codes.ERR_ARENA_CORRUPT) throw error;
   }
 
   /** A reader found the shard damaged (a record pointing outside its region): reset it. */
   repair(shard) {
     const held = this.lock.acquire(shard);
+    const lostBefore = this.counters[STAT.lostEntries];
     shard.resetDamaged();
     this.counters[STAT.shardRepairs]++;
+    publishRepair(shard.index, 'damaged', this.counters[STAT.lostEntries] - lostBefore);
     this.lock.release(shard, held);
   }
 
@@ -515,8 +603,10 @@ export class Arena {
     const held = this.lock.acquire(shard);
     const entries = this.collect(shard, withValues);
     if (entries === null) {
+      const lost = shard.meta[M_COUNT];
       shard.reset();
       this.counters[STAT.shardRepairs]++;
+      publishRepair(shard.index, 'damaged', lost);
     }
     this.lock.release(shard, held, entries === null);
     return entries ?? [];
@@ -534,9 +624,10 @@ export class Arena {
       const o4 = offset >>> 2;
       const flags = u32[o4];
       const keyLength = flags >>> 16;
-      const hasTtl = (flags & HAS_TTL) !== 0;
-      if (hasTtl && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) continue;
-      const keyStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
+      // Expired and stale entries are left out, as get() misses them.
+      if ((flags & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) continue;
+      if ((flags & HAS_STALE) !== 0 && shard.f64[(offset >>> 3) + STALE_F64] <= now) continue;
+      const keyStart = recordKeyStart(offset, flags);
       const valueStart = keyStart + paddedKeyBytes(keyLength);
       const valueLength = u32[o4 + 1];
       if (!(valueStart + valueLength <= shard.regionBytes)) return null;

@@ -9,14 +9,18 @@
 //   1  tag: the key's hash | 1 while a load is in flight, 0 when free
 //   2  owner pid word (the pid, and in a mapped file the thread slot: see
 //      liveness.js), 3 owner tid (to notice a loader whose thread died)
-//   4  outcome of the holding that ended with generation word 5: OK / ERROR
+//   4  outcome of the holding that ended with generation word 5: OK /
+//      ERROR / UNCACHED (the value was too large to store)
 //   5  the generation that outcome belongs to
+//   6  holding: bumped by every claim, so a loader can tell its holding
+//      from a later one (see holds())
 //   8  (float64) when the load started
 //
 // and a 512-byte area per slot carries a failed loader's error (as JSON) to
 // waiters in other threads. Two keys with the same 32-bit hash share a slot:
 // the second waits for the first, misses, and loads itself; nothing is lost.
 
+import { ArenaCacheError } from '../errors.js';
 import { FLIGHT_ERROR_BYTES, FLIGHT_SLOT_BYTES } from './layout.js';
 import { OWNER_DEAD, ownerPidWord, ownerState } from './liveness.js';
 
@@ -27,9 +31,11 @@ const F_OWNER_PID = 2;
 const F_OWNER_TID = 3;
 const F_OUTCOME = 4;
 const F_OUTCOME_GENERATION = 5;
+const F_HOLDING = 6;
 const F64_STARTED = 4;
-const OUTCOME_OK = 1;
-const OUTCOME_ERROR = 2;
+export const OUTCOME_OK = 1;
+export const OUTCOME_ERROR = 2;
+export const OUTCOME_UNCACHED = 3;
 /** Slots probed for a key before giving up (the caller then loads uncoordinated). */
 const PROBES = 8;
 
@@ -58,8 +64,9 @@ export class FlightTable {
 
   /**
    * Claims the slot for `hash` or joins the load in flight.
-   * @returns {{ role: 'loader' | 'waiter' | 'none', slot: number, generation: number }}
-   *   'none': every probed slot is busy with other keys.
+   * @returns {{ role: 'loader' | 'waiter' | 'none', slot: number, generation: number, holding: number }}
+   *   'none': every probed slot is busy with other keys. A loader passes
+   *   `holding` to complete() or fail().
    */
   claim(hash) {
     const words = this.words;
@@ -74,26 +81,42 @@ export class FlightTable {
           const generation = Atomics.load(words, base + F_GENERATION);
           // Still the same holding once the generation is read.
           if (Atomics.load(words, base + F_TAG) !== tag) continue;
-          return { role: 'waiter', slot, generation };
+          return { role: 'waiter', slot, generation, holding: 0 };
         }
         if (current !== 0) break;
         if (Atomics.compareExchange(words, base + F_TAG, 0, tag) !== 0) continue;
+        const holding = (Atomics.add(words, base + F_HOLDING, 1) + 1) | 0;
         words[base + F_OWNER_PID] = this.pidWord;
         words[base + F_OWNER_TID] = this.owner;
         this.f64[slot * (WORDS / 2) + F64_STARTED] = Date.now();
-        return { role: 'loader', slot, generation: Atomics.load(words, base + F_GENERATION) };
+        return { role: 'loader', slot, generation: Atomics.load(words, base + F_GENERATION), holding };
       }
     }
-    return { role: 'none', slot: -1, generation: 0 };
+    return { role: 'none', slot: -1, generation: 0, holding: 0 };
   }
 
-  /** The loader stored the value: free the slot and wake the waiters. */
-  complete(slot) {
-    this.release(slot, OUTCOME_OK);
+  /**
+   * The loader of `holding` (see claim) is done (OUTCOME_OK: it stored the
+   * value; OUTCOME_UNCACHED: the value was too large to store): free the
+   * slot and wake the waiters.
+   */
+  complete(slot, holding, outcome = OUTCOME_OK) {
+    if (this.holds(slot, holding)) this.release(slot, outcome);
+  }
+
+  /**
+   * Whether `holding` of `slot` still stands: a holding overdue for long
+   * enough is taken from its loader (see abandonOverdue), whose later
+   * release must not end the next holding.
+   */
+  holds(slot, holding) {
+    const base = slot * WORDS;
+    return Atomics.load(this.words, base + F_TAG) !== 0 && Atomics.load(this.words, base + F_HOLDING) === holding;
   }
 
   /** The loader failed: leave the error for waiters in other threads, free the slot, wake them. */
-  fail(slot, error) {
+  fail(slot, holding, error) {
+    if (!this.holds(slot, holding)) return;
     const base = slot * FLIGHT_ERROR_BYTES;
     const json = JSON.stringify({
       name: typeof error?.name === 'string' ? error.name : 'Error',
@@ -153,26 +176,51 @@ export class FlightTable {
   abandon(slot, generation) {
     const words = this.words;
     const base = slot * WORDS;
-    const tag = Atomics.load(words, base + F_TAG);
     const pidWord = words[base + F_OWNER_PID];
     const tid = words[base + F_OWNER_TID];
-    if (tag === 0 || pidWord <= 0 || Atomics.load(words, base + F_GENERATION) !== generation) return false;
-    if (ownerState(pidWord, tid, this.liveness) !== OWNER_DEAD) return false;
+    if (pidWord <= 0 || ownerState(pidWord, tid, this.liveness) !== OWNER_DEAD) return false;
+    return this.free(slot, generation);
+  }
+
+  /**
+   * Frees the slot if its holding began more than `overdueMs` ago: its
+   * loader's thread is alive but neither finished nor gave up at its own
+   * deadline (its event loop is blocked), so a waiter may load instead.
+   */
+  abandonOverdue(slot, generation, overdueMs) {
+    if (!(Date.now() - this.f64[slot * (WORDS / 2) + F64_STARTED] > overdueMs)) return false;
+    return this.free(slot, generation);
+  }
+
+  /** Ends the holding of `slot` that began at `generation`, if it is still held, and wakes its waiters. */
+  free(slot, generation) {
+    const words = this.words;
+    const base = slot * WORDS;
+    const tag = Atomics.load(words, base + F_TAG);
+    if (tag === 0 || Atomics.load(words, base + F_GENERATION) !== generation) return false;
     if (Atomics.compareExchange(words, base + F_TAG, tag, 0) !== tag) return false;
     Atomics.store(words, base + F_GENERATION, (generation + 1) | 0);
     Atomics.notify(words, base + F_GENERATION);
     return true;
   }
 
+  /** How the holding of `slot` that started at `generation` ended (OUTCOME_*), or 0 if unknown (abandoned, or the slot reused since). */
+  outcomeOf(slot, generation) {
+    const words = this.words;
+    const base = slot * WORDS;
+    const outcome = words[base + F_OUTCOME];
+    return words[base + F_OUTCOME_GENERATION] === ((generation + 1) | 0) ? outcome : 0;
+  }
+
   /**
    * The error a loader in another thread failed with, if the holding that
    * started at `generation` ended in failure (and the slot has not been
-   * reused since); else null.
+   * reused since); else null. An ArenaCacheError (a timeout) comes back as one.
    */
   errorOf(slot, generation) {
     const words = this.words;
     const base = slot * WORDS;
-    if (words[base + F_OUTCOME_GENERATION] !== ((generation + 1) | 0) || words[base + F_OUTCOME] !== OUTCOME_ERROR) return null;
+    if (this.outcomeOf(slot, generation) !== OUTCOME_ERROR) return null;
     const area = slot * FLIGHT_ERROR_BYTES;
     const length = Math.min(this.errors.readUInt32LE(area), FLIGHT_ERROR_BYTES - 4);
     let fields;
@@ -184,6 +232,7 @@ export class FlightTable {
     }
     // Re-check: if the slot was reused while we read, the error may be another's.
     if (words[base + F_OUTCOME_GENERATION] !== ((generation + 1) | 0)) return null;
+    if (fields.name === 'ArenaCacheError' && typeof fields.code === 'string') return new ArenaCacheError(fields.code, fields.message);
     const error = new Error(fields.message);
     error.name = fields.name;
     if (fields.code !== undefined) error.code = fields.code;

@@ -18,7 +18,15 @@ export const MAGIC = 0x434e5241; // "ARNC" in little-endian byte order
 // codec refer to; a write stamp in every record's header; keys padded to 8
 // bytes so that values start 8-byte aligned (record.js); the slot groups'
 // write counts (see slotGroupsPerShard).
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
+/**
+ * Version 4 added records with a stale time (record.js, HAS_STALE), which
+ * version 3 code would misread. Version 3 files are still opened: the sole
+ * opener of one marks it version 4 (see Arena.recoverAfterRestart); while
+ * it stays at 3, processes of an older arenacache may have it open, and
+ * entries are written without stale times.
+ */
+export const OLDEST_LAYOUT_VERSION = 3;
 export const HEADER_BYTES = 4096;
 
 export const MIB = 1024 * 1024;
@@ -132,6 +140,8 @@ const HEADER_FIELDS = Object.freeze([
   // 1: every record carries a checksum (see recordChecksum). Files from
   // before the field have 0 here and are read as they are, without.
   'recordChecksums',
+  // The default options.staleWhileRevalidate (ms); 0 in files from before it.
+  'defaultStaleMs',
 ]);
 /** Float64 index of a header field (for tools and tests that inspect headers). */
 export function headerFieldIndex(name) {
@@ -303,6 +313,7 @@ export function writeHeader(buffer, layout, settings) {
     sweepChecks: settings.sweepChecks,
     fetchTimeoutMs: settings.fetchTimeoutMs,
     recordChecksums: settings.recordChecksums ? 1 : 0,
+    defaultStaleMs: settings.defaultStaleMs ?? 0,
   };
   HEADER_FIELDS.forEach((name, i) => {
     h64[FIRST_FIELD + i] = fields[name];
@@ -327,7 +338,7 @@ function fail(code, message) {
  * whole header, and the checksum of its immutable part. Throws the
  * ArenaCacheError that says which is wrong.
  */
-export function checkHeaderStart(buffer, magic, version) {
+export function checkHeaderStart(buffer, magic, version, oldestVersion = version) {
   const size = buffer.byteLength;
   if (size < 16) {
     throw fail(codes.ERR_ARENA_NOT_ARENA, `buffer is not an arena: ${size} bytes is too small to hold an arena header`);
@@ -339,8 +350,9 @@ export function checkHeaderStart(buffer, magic, version) {
       `buffer is not an arena: magic is 0x${first[H32_MAGIC].toString(16).padStart(8, '0')}, expected 0x${magic.toString(16)}`,
     );
   }
-  if (first[H32_VERSION] !== version) {
-    throw fail(codes.ERR_ARENA_VERSION, `arena layout version ${first[H32_VERSION]} is not supported; this arenacache reads version ${version}`);
+  if (!(first[H32_VERSION] >= oldestVersion && first[H32_VERSION] <= version)) {
+    const readable = oldestVersion === version ? `version ${version}` : `versions ${oldestVersion} to ${version}`;
+    throw fail(codes.ERR_ARENA_VERSION, `arena layout version ${first[H32_VERSION]} is not supported; this arenacache reads ${readable}`);
   }
   if (first[H32_HEADER_BYTES] !== HEADER_BYTES) {
     throw fail(codes.ERR_ARENA_CORRUPT, `arena header size is ${first[H32_HEADER_BYTES]}, expected ${HEADER_BYTES}`);
@@ -358,7 +370,7 @@ export function checkHeaderStart(buffer, magic, version) {
  * disagrees with the others is an ArenaCacheError with a specific code.
  */
 export function readHeader(buffer) {
-  checkHeaderStart(buffer, MAGIC, LAYOUT_VERSION);
+  checkHeaderStart(buffer, MAGIC, LAYOUT_VERSION, OLDEST_LAYOUT_VERSION);
   const size = buffer.byteLength;
   const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
   const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
@@ -390,7 +402,9 @@ export function readHeader(buffer) {
     stored.flightSlots >= 1 &&
     Number.isInteger(stored.ghostSlotsPerShard) &&
     stored.ghostSlotsPerShard >= 0 &&
-    (stored.recordChecksums === 0 || stored.recordChecksums === 1);
+    (stored.recordChecksums === 0 || stored.recordChecksums === 1) &&
+    Number.isInteger(stored.defaultStaleMs) &&
+    stored.defaultStaleMs >= 0;
   const layout = sane ? computeLayout(stored) : null;
   if (
     layout === null ||
@@ -406,6 +420,7 @@ export function readHeader(buffer) {
   }
   return {
     ...stored,
+    layoutVersion: h32[H32_VERSION],
     policyName: POLICY_NAMES[stored.policy - 1],
     codecName: new TextDecoder().decode(bytes.slice(CODEC_NAME_BYTE, CODEC_NAME_BYTE + nameLength)),
   };

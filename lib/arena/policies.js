@@ -29,10 +29,19 @@
 //   ttl     Evicts the entry closest to its expiry among a random sample of
 //           16 entries (entries without a ttl last, oldest first), and
 //           compacts the ring.
+//
+// Evictions are published on the diagnostics_channel 'arenacache:evict'
+// (see lib/cache/diagnostics.js), one message per reason per set() that
+// evicted. Not from inside the set: it holds the shard's lock, and a
+// subscriber that used the cache there would wait for that lock forever.
+// The evictions of one holding of the lock are counted and published in a
+// microtask, which runs after the set has returned. Nobody subscribed: one
+// hasSubscribers read per eviction, nothing else.
 
+import { channel } from 'node:diagnostics_channel';
 import { EXPIRY_F64, HAS_TTL, TYPE_LIVE, TYPE_MASK } from './record.js';
 import { COMPACTION_LIVE_FRACTION, RING_SMALL } from './ring.js';
-import { M_AGING_CURSOR } from './shard-meta.js';
+import { M_AGING_CURSOR, M_SEQ } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 
 /** Frequency bits in a slot's word 1. */
@@ -42,10 +51,28 @@ const SAMPLES = 16;
 /** lfu: evictions per aged slot. */
 const AGING_EVICTIONS = 4;
 
+/** The diagnostics_channel of eviction batches (named here: arena/ imports nothing from cache/). */
+export const EVICT_CHANNEL_NAME = 'arenacache:evict';
+const evictChannel = channel(EVICT_CHANNEL_NAME);
+
+/**
+ * Publishes the evictions counted in `batch` (see EvictionPolicy#noteEviction):
+ * a message for each reason that evicted, `max` first (a set evicts for the
+ * entry bound before it makes room in memory).
+ */
+function publishEvictions(policy, batch) {
+  if (policy.evictionBatch === batch) policy.evictionBatch = null;
+  const shard = policy.shard.index;
+  if (batch.max > 0) evictChannel.publish({ count: batch.max, reason: 'max', shard });
+  if (batch.memory > 0) evictChannel.publish({ count: batch.memory, reason: 'memory', shard });
+}
+
 class EvictionPolicy {
   /** @param {import('./shard.js').Shard} shard */
   constructor(shard) {
     this.shard = shard;
+    /** Evictions of the current holding of the shard's lock, not yet published (only while someone subscribes). */
+    this.evictionBatch = null;
   }
 
   /**
@@ -111,6 +138,25 @@ class EvictionPolicy {
     shard.removeEntry(slot, ring.tail);
     ring.advanceTail(size);
     shard.counters[stat]++;
+    if (evictChannel.hasSubscribers && stat !== STAT.expirations) this.noteEviction(stat);
+  }
+
+  /**
+   * Counts an eviction (`stat`: STAT.evictions or STAT.evictionsMax) for
+   * 'arenacache:evict'. The lock's sequence value names this holding of the
+   * lock, that is this set(): its first eviction opens a batch and queues
+   * the batch's publication, which runs once the set has returned.
+   */
+  noteEviction(stat) {
+    const holding = this.shard.meta[M_SEQ];
+    let batch = this.evictionBatch;
+    if (batch === null || batch.holding !== holding) {
+      batch = { holding, max: 0, memory: 0 };
+      this.evictionBatch = batch;
+      queueMicrotask(() => publishEvictions(this, batch));
+    }
+    if (stat === STAT.evictionsMax) batch.max++;
+    else batch.memory++;
   }
 
   /** Removes one entry because the entry bound is reached. */
@@ -241,7 +287,12 @@ class SampledPolicy extends EvictionPolicy {
     const offset = (table[2 * bestSlot] - 1) * 8;
     const expired = (shard.u32[offset >>> 2] & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= shard.clock.now();
     shard.removeEntry(bestSlot, offset);
-    shard.counters[expired ? STAT.expirations : shard.evictionCause]++;
+    if (expired) {
+      shard.counters[STAT.expirations]++;
+    } else {
+      shard.counters[shard.evictionCause]++;
+      if (evictChannel.hasSubscribers) this.noteEviction(shard.evictionCause);
+    }
     this.evicted();
     return true;
   }

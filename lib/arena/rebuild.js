@@ -63,7 +63,7 @@
 // age: a page written back from before a set or a delete brings back the
 // version that page held, whole.
 
-import { HAS_TTL, KEY_KIND_SHIFT, RECORD_HEADER_BYTES, recordChecksumHolds, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { HAS_TTL, KEY_KIND_SHIFT, recordChecksumHolds, recordKeyStart, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 import { liveRecordProblem, verifyShard } from './verify.js';
@@ -139,7 +139,7 @@ function liveRecord(shard, position, flags, size) {
   const u32 = shard.u32;
   const keyLength = flags >>> 16;
   const hasTtl = (flags & HAS_TTL) !== 0;
-  const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
+  const keyStart = recordKeyStart(position, flags);
   const key = Buffer.from(shard.u8.subarray(keyStart, keyStart + keyLength)).toString('latin1');
   return {
     id: `${(flags >>> KEY_KIND_SHIFT) & 1}:${key}`,

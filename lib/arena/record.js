@@ -3,7 +3,8 @@
 // Every record starts 8-byte aligned:
 //
 //   word 0  flags: bits 0-1 type (LIVE/DEAD/PAD), bit 2 HAS_TTL, bit 3 key
-//           kind, bits 4-5 value kind, bit 6 REWRITING, bits 16-31 key length
+//           kind, bits 4-5 value kind, bit 6 REWRITING, bit 7 HAS_STALE,
+//           bits 16-31 key length
 //   word 1  value length in bytes
 //   word 2  hash of the key (finds the dictionary slot when evicting)
 //   word 3  record size in bytes (header + key + value, rounded up to 8)
@@ -12,7 +13,12 @@
 //           life of the arena, so a reader's private copy of a value holds
 //           exactly while its dictionary slot still points at a record with
 //           the same stamp (see near-cache.js).
-//   [f64    expiry time in ms since the epoch, only when HAS_TTL]
+//   [f64    expiry time in ms since the epoch, only when HAS_TTL: when
+//           the record stops being served at all]
+//   [f64    stale time, only when HAS_STALE (which comes with HAS_TTL):
+//           when the entry's ttl ran out. Between it and the expiry time the
+//           value is stale: fetch() may serve it while one loader refreshes
+//           it (options.staleWhileRevalidate), get() only with allowStale]
 //   key bytes, padded to 8 so the value starts 8-byte aligned (see
 //           paddedKeyBytes)
 //   value bytes
@@ -27,9 +33,11 @@
 import { hashFinish } from './hash.js';
 
 export const RECORD_HEADER_BYTES = 24;
-/** Float64 index, from the record's offset / 8, of the write stamp and of the expiry time. */
+/** Float64 index, from the record's offset / 8, of the write stamp, the expiry time and the stale time. */
 export const STAMP_F64 = 2;
 export const EXPIRY_F64 = 3;
+export const STALE_F64 = 4;
+/** Bytes of each of the two optional time fields. */
 export const TTL_BYTES = 8;
 
 export const TYPE_MASK = 3;
@@ -43,6 +51,8 @@ export const HAS_TTL = 4;
  * write in flight, torn, and is dropped (see rebuild.js).
  */
 export const REWRITING = 64;
+/** The record has a stale time after its expiry time (see the layout above). */
+export const HAS_STALE = 128;
 export const KEY_KIND_SHIFT = 3;
 export const VALUE_KIND_SHIFT = 4;
 
@@ -76,19 +86,48 @@ export function paddedKeyBytes(keyLength) {
   return (keyLength + 7) & ~7;
 }
 
-/** Bytes a record of this shape occupies in the log. */
-export function recordSize(keyLength, valueLength, hasTtl) {
+/** Word 0 of a live record of this shape. */
+export function recordFlags(keyLength, keyKind, valueKind, expiresAt, staleAt) {
+  const times = expiresAt > 0 ? (staleAt > 0 ? HAS_TTL | HAS_STALE : HAS_TTL) : 0;
+  return ((keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | times | TYPE_LIVE) >>> 0;
+}
+
+/** Writes the time fields of the record at `offset` (see recordFlags for which it has). */
+export function writeTimes(f64, offset, expiresAt, staleAt) {
+  if (expiresAt > 0) {
+    f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
+    if (staleAt > 0) f64[(offset >>> 3) + STALE_F64] = staleAt;
+  }
+}
+
+/** Bytes of the time fields in a record with word 0 `flags`: 0, 8 (HAS_TTL) or 16 (and HAS_STALE). */
+export function recordTimeBytes(flags) {
+  return ((flags & HAS_TTL) << 1) + ((flags & HAS_STALE) >>> 4);
+}
+
+/** Time field bytes for a record written with this expiry and stale time (0: none). */
+export function timeBytesFor(expiresAt, staleAt) {
+  return expiresAt > 0 ? (staleAt > 0 ? 2 * TTL_BYTES : TTL_BYTES) : 0;
+}
+
+/** Where the key of the record at `offset`, with word 0 `flags`, starts. */
+export function recordKeyStart(offset, flags) {
+  return offset + RECORD_HEADER_BYTES + recordTimeBytes(flags);
+}
+
+/** Bytes a record of this shape occupies in the log (`timeBytes`: see timeBytesFor). */
+export function recordSize(keyLength, valueLength, timeBytes) {
   // Plain arithmetic, not `& ~7`: a huge value length must not wrap to int32.
-  const raw = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength + 7;
+  const raw = RECORD_HEADER_BYTES + timeBytes + paddedKeyBytes(keyLength) + valueLength + 7;
   return raw - (raw % 8);
 }
 
 /**
  * The largest value a region of `regionBytes` can hold under a key of
- * `keyLength` bytes (with a TTL, the worst case).
+ * `keyLength` bytes in a record with `timeBytes` of time fields.
  */
-export function maxValueBytes(regionBytes, keyLength) {
-  return regionBytes - RECORD_HEADER_BYTES - TTL_BYTES - paddedKeyBytes(keyLength);
+export function maxValueBytes(regionBytes, keyLength, timeBytes) {
+  return regionBytes - RECORD_HEADER_BYTES - timeBytes - paddedKeyBytes(keyLength);
 }
 
 /** Bytes a checksummed record needs beyond its value (see recordChecksum). */
@@ -131,7 +170,7 @@ export function recordChecksum(u32, u8, offset, end) {
 export function recordValueEnd(u32, offset) {
   const o4 = offset >>> 2;
   const flags = u32[o4];
-  return offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) !== 0 ? TTL_BYTES : 0) + paddedKeyBytes(flags >>> 16) + u32[o4 + 1];
+  return recordKeyStart(offset, flags) + paddedKeyBytes(flags >>> 16) + u32[o4 + 1];
 }
 
 /** Stores the checksum of the (wholly written) record at `offset` in its last word. */

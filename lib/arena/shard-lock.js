@@ -31,6 +31,7 @@
 // named: without the addon, a holder killed between taking the lock and
 // recording itself, or one that shares the last thread slot.
 
+import { publishRepair } from './repair-channel.js';
 import { OWNER_ALIVE, OWNER_DEAD, OWNER_UNKNOWN, ownerPidWord, ownerState, pidOf } from './liveness.js';
 import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
@@ -202,8 +203,11 @@ export class ShardLock {
     const held = (seq + 2) | 0;
     if (Atomics.compareExchange(meta, M_SEQ, seq, held) !== seq) return;
     this.own(meta, held);
+    const lostBefore = this.counters[STAT.lostEntries];
     shard.recoverFromDeadHolder();
     this.counters[STAT.lockRecoveries]++;
+    // Cache shards only: a block store's stripe loses just the block in flight.
+    if (shard.isCacheShard) publishRepair(shard.index, 'dead-holder', this.counters[STAT.lostEntries] - lostBefore);
     Atomics.store(meta, M_SEQ, (held + 1) | 0);
     this.waiting.notify(meta, M_SEQ);
   }

@@ -20,21 +20,22 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import {
-  EXPIRY_F64,
+  HAS_STALE,
   HAS_TTL,
-  KEY_KIND_SHIFT,
   KEY_MATCH_MASK,
   keyWord,
   paddedKeyBytes,
+  recordFlags,
+  recordKeyStart,
+  recordTimeBytes,
   RECORD_HEADER_BYTES,
   REWRITING,
   sealRecord,
   STAMP_F64,
-  TTL_BYTES,
+  timeBytesFor,
   TYPE_DEAD,
-  TYPE_LIVE,
   TYPE_MASK,
-  VALUE_KIND_SHIFT,
+  writeTimes,
 } from './record.js';
 import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES, slotGroupsPerShard } from './layout.js';
 import { createPolicy, FREQUENCY_MASK } from './policies.js';
@@ -69,6 +70,8 @@ export class Shard {
     const regionBytes = layout.regionBytes;
     const dataOffset = layout.dataOffset + index * regionBytes;
     this.index = index;
+    /** A cache shard (not a block store stripe, which shares ShardLock): see repair-channel.js. */
+    this.isCacheShard = true;
     this.counters = counters;
     /** The hash start states of string and byte keys (a rebuild checks every record's key against its hash). */
     this.hashStarts = [hashStart(layout.hashSeed, 0), hashStart(layout.hashSeed, 1)];
@@ -186,7 +189,7 @@ export class Shard {
         const offset = (w0 - 1) * 8;
         const flags = u32[offset >>> 2];
         if (((flags & KEY_MATCH_MASK) >>> 0) === expectedWord) {
-          const keyStart = offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) << 1);
+          const keyStart = offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) << 1) + ((flags & HAS_STALE) >>> 4);
           const k4 = keyStart >>> 2;
           let w = 0;
           while (w < whole && u32[k4 + w] === words[w]) w++;
@@ -323,9 +326,9 @@ export class Shard {
    * Stores a record, replacing any record of the same key, evicting as needed.
    * `value` is a Uint8Array (raw or encoded) or, for VALUE_UTF8, a string.
    */
-  store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+  store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
     const existing = this.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash);
-    this.storeFound(existing, this.foundOffset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+    this.storeFound(existing, this.foundOffset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
   }
 
   /**
@@ -333,15 +336,15 @@ export class Shard {
    * and `old` its record's offset, from a lookup that no write of the shard
    * has followed.
    */
-  storeFound(existing, old, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+  storeFound(existing, old, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
     if (existing < 0) {
-      this.insert(null, 0, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+      this.insert(null, 0, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
       return;
     }
     const o4 = old >>> 2;
     const u32 = this.u32;
-    if (u32[o4 + 3] === size && (u32[o4] & HAS_TTL) === (expiresAt > 0 ? HAS_TTL : 0)) {
-      this.rewrite(existing, old, keyLength, keyKind, valueKind, value, valueLength, expiresAt);
+    if (u32[o4 + 3] === size && recordTimeBytes(u32[o4]) === timeBytesFor(expiresAt, staleAt)) {
+      this.rewrite(existing, old, keyLength, keyKind, valueKind, value, valueLength, expiresAt, staleAt);
       return;
     }
     // A new version of an existing entry stays where the entry was, with
@@ -349,7 +352,7 @@ export class Shard {
     const ring = this.ringOf(old);
     const frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
     this.removeEntry(existing, old);
-    this.insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+    this.insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
   }
 
   /**
@@ -360,12 +363,11 @@ export class Shard {
    * keeps its slot; its key, hash and size stay as they are. A set counts as
    * a use.
    */
-  rewrite(slot, offset, keyLength, keyKind, valueKind, value, valueLength, expiresAt) {
+  rewrite(slot, offset, keyLength, keyKind, valueKind, value, valueLength, expiresAt, staleAt) {
     const u32 = this.u32;
     const o4 = offset >>> 2;
-    const hasTtl = expiresAt > 0;
     this.meta[M_LIVE_BYTES] += valueLength - u32[o4 + 1];
-    const flags = (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
+    const flags = recordFlags(keyLength, keyKind, valueKind, expiresAt, staleAt);
     // Marked while the value is half old, half new: a holder that dies in
     // between leaves the mark, and the rebuild after it drops the record.
     u32[o4] = flags | REWRITING;
@@ -373,8 +375,8 @@ export class Shard {
     // The new stamp goes in before the value: a near copy checked meanwhile no longer holds.
     const f64 = this.f64;
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
-    if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
-    this.writeValue(offset, keyLength, hasTtl, value, valueLength);
+    writeTimes(f64, offset, expiresAt, staleAt);
+    this.writeValue(offset, keyLength, flags, value, valueLength);
     if (this.checksums) sealRecord(u32, this.u8, offset);
     u32[o4] = flags;
     this.slotChanged(slot);
@@ -388,7 +390,7 @@ export class Shard {
    * for a new version of an entry that was there, or (ring null) where the
    * policy places a new entry, after evicting for the entry bounds.
    */
-  insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
+  insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
     const meta = this.meta;
     this.relocationBudget = RELOCATION_BUDGET;
     if (ring === null) {
@@ -411,7 +413,7 @@ export class Shard {
       ring = this.policy.place(size, hash, false, ring);
     }
     const offset = ring.allocate(size);
-    this.writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size);
+    this.writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
     ring.commit(offset, size);
     meta[M_COUNT]++;
     meta[M_LIVE_BYTES] += keyLength + valueLength;
@@ -421,10 +423,10 @@ export class Shard {
     this.publishCount();
   }
 
-  writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, size) {
-    this.writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size);
+  writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
+    const flags = this.writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, staleAt, size);
     const u8 = this.u8;
-    const keyStart = offset + RECORD_HEADER_BYTES + (expiresAt > 0 ? TTL_BYTES : 0);
+    const keyStart = recordKeyStart(offset, flags);
     // `key` is the cache's own scratch buffer (see KeyEncoder), never a
     // user object whose methods could run under the lock.
     if (keyLength <= 64) {
@@ -432,21 +434,23 @@ export class Shard {
     } else {
       u8.set(key.subarray(0, keyLength), keyStart);
     }
-    this.writeValue(offset, keyLength, expiresAt > 0, value, valueLength);
+    this.writeValue(offset, keyLength, flags, value, valueLength);
     if (this.checksums) sealRecord(this.u32, u8, offset);
   }
 
-  writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, size) {
+  /** Writes the record header and time fields; returns word 0. */
+  writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, staleAt, size) {
     const o4 = offset >>> 2;
     const u32 = this.u32;
-    const hasTtl = expiresAt > 0;
-    u32[o4] = (keyLength << 16) | (valueKind << VALUE_KIND_SHIFT) | (keyKind << KEY_KIND_SHIFT) | (hasTtl ? HAS_TTL : 0) | TYPE_LIVE;
+    const flags = recordFlags(keyLength, keyKind, valueKind, expiresAt, staleAt);
+    u32[o4] = flags;
     u32[o4 + 1] = valueLength;
     u32[o4 + 2] = hash;
     u32[o4 + 3] = size;
     const f64 = this.f64;
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
-    if (hasTtl) f64[(offset >>> 3) + EXPIRY_F64] = expiresAt;
+    writeTimes(f64, offset, expiresAt, staleAt);
+    return flags;
   }
 
   /** A stamp no record of this shard has had (see record.js). */
@@ -459,8 +463,8 @@ export class Shard {
     return stamp;
   }
 
-  writeValue(offset, keyLength, hasTtl, value, valueLength) {
-    const valueStart = offset + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength);
+  writeValue(offset, keyLength, flags, value, valueLength) {
+    const valueStart = recordKeyStart(offset, flags) + paddedKeyBytes(keyLength);
     if (typeof value !== 'string') this.u8.set(value, valueStart);
     // As many UTF-8 bytes as UTF-16 units: all ASCII, whose UTF-8 bytes are
     // its Latin-1 bytes, which V8 writes about twice as fast.

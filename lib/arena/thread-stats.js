@@ -42,6 +42,10 @@ export const STAT = Object.freeze({
   lostEntries: 23,
   /** Records dropped because they failed their checksum (a damaged file: pages from before a machine crash, flipped bytes); also in lostEntries. */
   checksumFailures: 24,
+  /** fetch() calls answered with a stale value (options.staleWhileRevalidate), or a stale value after a failed load (allowStaleOnFetchRejection). */
+  fetchStale: 25,
+  /** Values a fetch() loader returned that were too large to store: returned to the caller, not cached. */
+  fetchUncached: 26,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;

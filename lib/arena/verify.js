@@ -3,7 +3,7 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { CHECKSUM_BYTES, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, REWRITING, STAMP_F64, TTL_BYTES, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { CHECKSUM_BYTES, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { MAX_WRITE_STAMP, TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
 
@@ -20,10 +20,10 @@ export function liveRecordProblem(shard, position, flags, size) {
   if ((flags & REWRITING) !== 0) return `live record at ${position} is marked as being rewritten`;
   const keyLength = flags >>> 16;
   const valueLength = u32[(position >>> 2) + 1];
-  const hasTtl = (flags & HAS_TTL) !== 0;
-  const expected = RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0) + paddedKeyBytes(keyLength) + valueLength + (shard.checksums ? CHECKSUM_BYTES : 0);
+  if ((flags & (HAS_STALE | HAS_TTL)) === HAS_STALE) return `live record at ${position} has a stale time but no expiry time`;
+  const expected = RECORD_HEADER_BYTES + recordTimeBytes(flags) + paddedKeyBytes(keyLength) + valueLength + (shard.checksums ? CHECKSUM_BYTES : 0);
   if (size !== expected + ((8 - (expected % 8)) % 8)) return `live record at ${position} has size ${size}, expected ${expected} rounded up to 8`;
-  const keyStart = position + RECORD_HEADER_BYTES + (hasTtl ? TTL_BYTES : 0);
+  const keyStart = recordKeyStart(position, flags);
   const keyHash = hashBytes(shard.hashStarts[(flags >>> KEY_KIND_SHIFT) & 1], shard.u8.subarray(keyStart, keyStart + keyLength), keyLength);
   if (keyHash !== u32[(position >>> 2) + 2]) return `live record at ${position}: its key bytes do not hash to its stored hash`;
   // Near caches trust a stamp to name one write: never reused, never ahead of the shard's count.

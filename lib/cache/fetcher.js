@@ -6,83 +6,229 @@
 // in the same thread share one promise and never touch the table twice.
 // A loader's error rejects every waiter: in its own thread with the error
 // itself, in other threads with an Error of the same name, message and code.
+//
+// An entry stored with a stale window (options.staleWhileRevalidate) is
+// served stale for that long after its ttl: the caller that finds it stale
+// starts one refresh in the background (one in the whole arena: the claim
+// is the same) and every caller meanwhile gets the stale value at once.
+//
+// A loader gets fetchTimeoutMs: then its signal aborts, its claim is
+// released with ERR_FETCH_TIMEOUT for every waiter (none of them starts a
+// load of its own, so a slow backend is not hit by a stampede), and the
+// value it may still return is dropped. A loader whose thread cannot even
+// run its timer (a blocked event loop) is taken over by one waiter once
+// it is overdue by another fetchTimeoutMs.
 
+import { ArenaCacheError, codes } from '../errors.js';
+import { OUTCOME_UNCACHED } from '../arena/flights.js';
 import { STAT } from '../arena/thread-stats.js';
+import { fetchStarted, publishFetch } from './diagnostics.js';
 
 /** After this many rounds of waiting and missing, a caller loads by itself. */
 const MAX_ROUNDS = 8;
 
+/**
+ * What the fetcher needs of its SharedCache (see SharedCache#fetch).
+ * @typedef {{
+ *   read(key: unknown, allowStale: boolean): unknown,
+ *   readWasStale(): boolean,
+ *   store(key: unknown, value: unknown, options: object): boolean,
+ *   dropIfLapsed(key: unknown): void,
+ *   closedSignal: AbortSignal,
+ * }} FetchPort
+ */
+
+function timeoutError(timeoutMs) {
+  return new ArenaCacheError(
+    codes.ERR_FETCH_TIMEOUT,
+    `the fetch() loader ran longer than options.fetchTimeoutMs (${timeoutMs} ms); its signal was aborted and its result is dropped`,
+  );
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted(promise, signal) {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 export class Fetcher {
   /**
-   * @param {{ get(key: unknown): unknown, set(key: unknown, value: unknown, options?: object): unknown }} cache
+   * @param {FetchPort} cache
    * @param {import('../arena/flights.js').FlightTable} flights
    * @param {Float64Array} counters this thread's counter slot
-   * @param {number} timeoutMs how long to wait for another thread's loader
+   * @param {number} timeoutMs options.fetchTimeoutMs: how long a loader may run
    */
   constructor(cache, flights, counters, timeoutMs) {
     this.cache = cache;
     this.flights = flights;
     this.counters = counters;
     this.timeoutMs = timeoutMs;
-    /** Loads in flight in this thread, by key identity. */
+    /** Loads in flight in this thread (refreshes included), by key identity. */
     this.local = new Map();
+    /** How each load of this thread got its value: { waited } (from another thread's loader), for the 'arenacache:fetch' channel. */
+    this.how = new WeakMap();
   }
 
-  async fetch(key, keyId, hash, loader, setOptions) {
+  /**
+   * @param {object} o resolved fetch options (see SharedCache#fetch): setOptions,
+   *   allowStale, forceRefresh, signal, context, allowStaleOnFetchRejection,
+   *   noDeleteOnFetchRejection
+   */
+  async fetch(key, keyId, hash, loader, o) {
     this.counters[STAT.fetches]++;
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached;
-    const inFlight = this.local.get(keyId);
-    if (inFlight !== undefined) return inFlight;
-    const loading = this.load(key, hash, loader, setOptions);
-    this.local.set(keyId, loading);
-    try {
-      return await loading;
-    } finally {
-      this.local.delete(keyId);
+    const startedAt = fetchStarted();
+    let stale;
+    if (!o.forceRefresh) {
+      const cached = this.cache.read(key, true);
+      if (cached !== undefined) {
+        if (!this.cache.readWasStale()) {
+          publishFetch(key, 'hit', startedAt);
+          return cached;
+        }
+        stale = cached;
+        if (o.allowStale) {
+          this.counters[STAT.fetchStale]++;
+          this.refresh(key, keyId, hash, loader, o, stale);
+          publishFetch(key, 'stale', startedAt);
+          return stale;
+        }
+      }
     }
+    let loading = this.local.get(keyId);
+    if (loading === undefined) {
+      const how = { waited: false };
+      loading = this.track(keyId, this.load(key, hash, loader, o, stale, how));
+      this.how.set(loading, how);
+    }
+    let value;
+    try {
+      value = await untilAborted(loading, o.signal);
+    } catch (error) {
+      const aborted = o.signal?.aborted === true && error === o.signal.reason;
+      if (stale !== undefined && o.allowStaleOnFetchRejection && !aborted) {
+        this.counters[STAT.fetchStale]++;
+        publishFetch(key, 'stale-on-error', startedAt, error);
+        return stale;
+      }
+      publishFetch(key, aborted ? 'aborted' : error?.code === codes.ERR_FETCH_TIMEOUT ? 'timeout' : 'error', startedAt, error);
+      throw error;
+    }
+    publishFetch(key, this.how.get(loading)?.waited ? 'wait' : 'load', startedAt);
+    return value;
   }
 
-  async load(key, hash, loader, setOptions) {
-    const deadline = performance.now() + this.timeoutMs;
+  /** Registers a load of this thread under `keyId` until it settles. */
+  track(keyId, loading) {
+    this.local.set(keyId, loading);
+    const forget = () => {
+      if (this.local.get(keyId) === loading) this.local.delete(keyId);
+    };
+    loading.then(forget, forget);
+    return loading;
+  }
+
+  /**
+   * Starts refreshing a stale value unless a load of the key is under way
+   * (in this thread, or claimed by another): nobody waits for it.
+   */
+  refresh(key, keyId, hash, loader, o, stale) {
+    if (this.local.has(keyId)) return;
+    const claim = this.flights.claim(hash);
+    if (claim.role !== 'loader') return;
+    const startedAt = fetchStarted();
+    // Its failure is counted (fetchErrors) and rejects no caller.
+    this.track(keyId, this.runLoader(key, loader, o, claim, stale)).then(
+      () => publishFetch(key, 'refresh', startedAt),
+      (error) => publishFetch(key, 'refresh-error', startedAt, error),
+    );
+  }
+
+  async load(key, hash, loader, o, stale, how) {
+    // A holding that passed its loader's own deadline by this much has a loader that cannot run its timer.
+    const overdueMs = 2 * this.timeoutMs;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const { role, slot, generation } = this.flights.claim(hash);
-      if (role === 'none') break;
-      if (role === 'loader') return this.runLoader(key, loader, setOptions, slot);
+      const claim = this.flights.claim(hash);
+      if (claim.role === 'none') break;
+      if (claim.role === 'loader') return this.runLoader(key, loader, o, claim, stale);
+      const { slot, generation } = claim;
       this.counters[STAT.fetchWaits]++;
-      const outcome = await this.flights.wait(slot, generation, Math.max(0, deadline - performance.now()));
-      const value = this.cache.get(key);
-      if (value !== undefined) return value;
+      const outcome = await this.flights.wait(slot, generation, overdueMs + 50);
+      const value = this.cache.read(key, false);
+      if (value !== undefined) {
+        how.waited = true;
+        return value;
+      }
       if (outcome === 'timeout') {
-        this.counters[STAT.fetchTimeouts]++;
-        break;
+        if (this.flights.abandonOverdue(slot, generation, overdueMs)) continue;
+        throw timeoutError(this.timeoutMs);
       }
       if (outcome === 'released') {
         const error = this.flights.errorOf(slot, generation);
         if (error !== null) throw error;
+        // Too large to cache: nothing to read, and another claim would load it again all the same.
+        if (this.flights.outcomeOf(slot, generation) === OUTCOME_UNCACHED) break;
       }
       // Released without a value we can see (evicted already, or another key
       // with the same hash), or abandoned by a dead loader: try again.
     }
-    return this.runLoader(key, loader, setOptions, -1);
+    return this.runLoader(key, loader, o, null, stale);
   }
 
-  /** Runs the loader and stores its value; with `slot` >= 0, as the key's claimed loader. */
-  async runLoader(key, loader, setOptions, slot) {
-    this.counters[STAT.fetchLoads]++;
+  /**
+   * Runs the loader (with `claim`, as the key's claimed loader) and stores
+   * its value; a value too large to store is returned all the same.
+   */
+  async runLoader(key, loader, o, claim, stale) {
+    const counters = this.counters;
+    counters[STAT.fetchLoads]++;
+    const controller = new AbortController();
+    const onClose = () => controller.abort(this.cache.closedSignal.reason);
+    this.cache.closedSignal.addEventListener('abort', onClose, { once: true });
+    let timer;
+    const timedOut = new Promise((resolve, reject) => {
+      timer = setTimeout(() => {
+        const error = timeoutError(this.timeoutMs);
+        controller.abort(error);
+        reject(error);
+      }, this.timeoutMs);
+    });
     let value;
+    let stored;
     try {
-      value = await loader(key);
+      value = await Promise.race([loader(key, { signal: controller.signal, staleValue: stale, context: o.context }), timedOut]);
       if (value === undefined) {
         throw new TypeError('the fetch() loader returned undefined; return a value to cache (null is one), or throw to fail');
       }
-      this.cache.set(key, value, setOptions);
+      // A holding taken over while its loader's thread was blocked (see
+      // load) now belongs to a newer load, whose value must not be overwritten.
+      if (claim !== null && !this.flights.holds(claim.slot, claim.holding)) return value;
+      stored = this.cache.store(key, value, o.setOptions);
     } catch (error) {
-      this.counters[STAT.fetchErrors]++;
-      if (slot >= 0) this.flights.fail(slot, error);
+      counters[error?.code === codes.ERR_FETCH_TIMEOUT && controller.signal.reason === error ? STAT.fetchTimeouts : STAT.fetchErrors]++;
+      if (claim !== null) this.flights.fail(claim.slot, claim.holding, error);
+      // As lru-cache: a stale value whose refresh failed goes, unless the caller keeps it.
+      if (stale !== undefined && !o.allowStaleOnFetchRejection && !o.noDeleteOnFetchRejection) this.cache.dropIfLapsed(key);
       throw error;
+    } finally {
+      clearTimeout(timer);
+      this.cache.closedSignal.removeEventListener('abort', onClose);
     }
-    if (slot >= 0) this.flights.complete(slot);
+    if (!stored) counters[STAT.fetchUncached]++;
+    if (claim !== null) this.flights.complete(claim.slot, claim.holding, stored ? undefined : OUTCOME_UNCACHED);
     return value;
   }
 }

@@ -6,6 +6,24 @@
 // shares one metric object per name and appears under its own `cache` label,
 // so several caches (or the same arena seen from several processes, each
 // with its own registry) can be scraped side by side.
+//
+// In a Node cluster, prom-client's AggregatorRegistry merges the workers'
+// registries metric by metric with each metric's `aggregator` (the default
+// sums). A cache's counters and sizes are the arena's, not the process's:
+// every worker attached to one mapped file reports the same totals, and a
+// sum would count them once per worker. So (see ARENA_AGGREGATORS):
+//   counters  'max': they only grow, and workers read them at slightly
+//             different moments while answering one scrape, so the largest
+//             is the latest reading. 'first' is whichever worker answered
+//             first, and when scrapes overlap (two Prometheus servers) it
+//             can report a reading older than one already reported.
+//   gauges    'first': they move both ways, so the largest reading is not
+//             the latest and 'max' would lean upwards (entries of a cache
+//             that is shrinking); the first answer is one real reading, and
+//             for a cache that answers in full from one worker, every gauge
+//             comes from that same worker.
+// The invalidation metrics count what this process's outbox sent and
+// received (each process has its own): they keep 'sum'.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireOptional } from './optional-require.js';
@@ -48,8 +66,10 @@ const CACHE_METRICS = [
   ['fetches_total', 'counter', 'Calls of fetch().', (s) => s.fetches],
   ['fetch_loads_total', 'counter', 'Loader runs by fetch().', (s) => s.fetchLoads],
   ['fetch_waits_total', 'counter', 'fetch() calls that waited for a loader in another thread.', (s) => s.fetchWaits],
-  ['fetch_timeouts_total', 'counter', 'fetch() calls that stopped waiting and loaded themselves.', (s) => s.fetchTimeouts],
+  ['fetch_timeouts_total', 'counter', 'Loader runs given up after fetchTimeoutMs (ERR_FETCH_TIMEOUT).', (s) => s.fetchTimeouts],
   ['fetch_errors_total', 'counter', 'Loader runs that failed.', (s) => s.fetchErrors],
+  ['fetch_stale_total', 'counter', 'fetch() calls answered with a stale value (stale-while-revalidate, or stale-if-error).', (s) => s.fetchStale],
+  ['fetch_uncached_total', 'counter', 'Loaded values too large to cache, returned uncached.', (s) => s.fetchUncached],
   ['lock_waits_total', 'counter', 'Shard lock acquisitions that had to wait.', (s) => s.lockWaits],
   ['lock_recoveries_total', 'counter', 'Shard locks taken over from a dead (or unnamed and expired) holder, the shard rebuilt.', (s) => s.lockRecoveries],
   ['shard_repairs_total', 'counter', 'Shards found damaged and repaired (rebuilt where records carry checksums, else reset).', (s) => s.shardRepairs],
@@ -88,6 +108,27 @@ const CACHE_METRICS = [
   ['invalidation_reconnects_total', 'counter', 'Reconnections to Redis after a lost connection.', (s) => s.redisReconnects],
 ];
 
+/**
+ * How a cluster's workers' values merge (prom-client aggregators), by metric
+ * type, for values that are the arena's: every worker reads the same ones.
+ */
+const ARENA_AGGREGATORS = Object.freeze({ counter: 'max', gauge: 'first' });
+
+/** Metrics counted per process (the outbox's): a cluster sums its workers'. */
+const PER_PROCESS_METRICS = new Set([
+  'invalidation_batches_total',
+  'invalidation_keys_total',
+  'invalidation_drops_total',
+  'invalidation_send_errors_total',
+  'invalidation_overflows_total',
+  'invalidation_reconnects_total',
+]);
+
+/** The prom-client aggregator of the cache metric `name` of `type`. */
+function cacheAggregator(name, type) {
+  return PER_PROCESS_METRICS.has(name) ? 'sum' : ARENA_AGGREGATORS[type];
+}
+
 /** The caches registered in each registry (and the metric objects they share), by prefix. */
 const registered = new WeakMap();
 
@@ -95,10 +136,15 @@ function loadPromClient() {
   return requireOptional('prom-client', codes.ERR_PROM_CLIENT_MISSING, 'registerMetrics()');
 }
 
-/** What a kind of source exposes: its metric table, its label, its default prefix, and what it is called in errors. */
-const CACHE_SCHEMA = Object.freeze({ metrics: CACHE_METRICS, label: 'cache', prefix: 'arenacache_', what: 'cache' });
+/**
+ * What a kind of source exposes: its metric table, its label, its default
+ * prefix, what it is called in errors, and (optional) the prom-client
+ * aggregator of each metric (name, type) => 'sum' | 'first' | 'max' | ...,
+ * for a cluster's AggregatorRegistry; without it, prom-client's default, 'sum'.
+ */
+const CACHE_SCHEMA = Object.freeze({ metrics: CACHE_METRICS, label: 'cache', prefix: 'arenacache_', what: 'cache', aggregator: cacheAggregator });
 
-function createMetrics(client, registry, prefix, sources, { metrics, label: labelName }) {
+function createMetrics(client, registry, prefix, sources, { metrics, label: labelName, aggregator = null }) {
   for (const [name, type, help, pick, split = null] of metrics) {
     const labelNames = split === null ? [labelName] : [labelName, ...split];
     const Metric = type === 'counter' ? client.Counter : client.Gauge;
@@ -107,6 +153,7 @@ function createMetrics(client, registry, prefix, sources, { metrics, label: labe
       help,
       labelNames,
       registers: [registry],
+      aggregator: aggregator === null ? 'sum' : aggregator(name, type),
       collect() {
         this.reset();
         for (const [label, source] of sources) {

@@ -21,6 +21,8 @@ export const DEFAULTS = Object.freeze({
   policy: 'hybrid',
   /** Default time to live in ms for entries set without one; 0 means forever. */
   ttl: 0,
+  /** Default ms after an entry's ttl during which fetch() serves it stale while one loader refreshes it; 0 means none. */
+  staleWhileRevalidate: 0,
   /** Expiry checks reuse the time for this many ms (0: read the clock every time). */
   ttlResolution: 1,
   /** How often one thread sweeps expired entries away, in ms (0: never). */
@@ -108,6 +110,14 @@ export function checkTtl(value, name) {
   }
 }
 
+/** Validates a stale window in ms (option or per-entry). */
+export function checkStaleWindow(value, name) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds (got ${describe(value)})`);
+  if (!(value >= 0 && value <= MAX_TTL)) {
+    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, 0 meaning no stale window (got ${describe(value)})`);
+  }
+}
+
 /**
  * `options` (an object of names from `defaults` only) over `defaults`: an
  * option given as undefined keeps its default.
@@ -140,6 +150,7 @@ export function resolveOptions(options) {
   );
   checkInteger(resolved.max, 'options.max', 0, 2 ** 32, 'an integer between 0 (no limit) and 2^32');
   checkTtl(resolved.ttl, 'options.ttl');
+  checkStaleWindow(resolved.staleWhileRevalidate, 'options.staleWhileRevalidate');
   if (typeof resolved.policy !== 'string') {
     throw new TypeError(`options.policy must be a string, one of ${POLICY_NAMES.map((p) => `'${p}'`).join(', ')} (got ${describe(resolved.policy)})`);
   }
@@ -202,6 +213,7 @@ const HEADER_NAMES = Object.freeze({
   max: 'max',
   policy: 'policyName',
   ttl: 'defaultTtl',
+  staleWhileRevalidate: 'defaultStaleMs',
   ttlResolution: 'ttlResolution',
   sweepIntervalMs: 'sweepIntervalMs',
   sweepChecks: 'sweepChecks',

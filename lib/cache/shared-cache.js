@@ -14,10 +14,12 @@ import {
   KEY_STRING,
   maxValueBytes,
   recordSize,
+  TTL_BYTES,
   VALUE_CODEC,
   VALUE_RAW,
   VALUE_UTF8,
 } from '../arena/record.js';
+import { REMOVE_LAPSED } from '../arena/arena.js';
 import { FlightTable } from '../arena/flights.js';
 import { STAT } from '../arena/thread-stats.js';
 import { Fetcher } from './fetcher.js';
@@ -28,7 +30,8 @@ import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from './typed-array.js';
 import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
-import { checkTtl, mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
+import { mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
+import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
 import { openArenaFile } from '../arena/file.js';
 import { requireNative } from '../native.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
@@ -68,6 +71,7 @@ function settingsOf(resolved) {
     sweepChecks: resolved.sweepChecks,
     fetchTimeoutMs: resolved.fetchTimeoutMs,
     recordChecksums: resolved.checksums === true,
+    defaultStaleMs: resolved.staleWhileRevalidate,
   };
 }
 
@@ -110,6 +114,14 @@ export class SharedCache {
   #keys;
   #codec;
   #defaultTtl;
+  /** options.staleWhileRevalidate as the arena was created with it. */
+  #defaultStale;
+  /** Whether records may carry a stale time (see layout.js OLDEST_LAYOUT_VERSION); else stale windows are dropped. */
+  #staleTimes;
+  /** Whether the value the last read allowing stale values returned was stale. */
+  #lastStale = false;
+  /** Aborted by close(): the signal of loaders still running. */
+  #closing = null;
   #maxRecordBytes;
   /** Bytes each record adds for its checksum (file-backed caches; see recordChecksum). */
   #checksumBytes;
@@ -159,6 +171,8 @@ export class SharedCache {
     this.#mapped = mapped;
     this.#outbox = outbox;
     this.#defaultTtl = header.defaultTtl;
+    this.#defaultStale = header.defaultStaleMs;
+    this.#staleTimes = header.layoutVersion >= 4;
     // The largest record: a whole main ring.
     this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
     this.#checksumBytes = header.recordChecksums === 1 ? CHECKSUM_BYTES : 0;
@@ -228,9 +242,12 @@ export class SharedCache {
   /**
    * The value stored under `key`, or undefined. With the near cache (see
    * options.nearCache), objects come back deep-frozen.
+   * @param {{ allowStale?: boolean }} [options] allowStale: also a value
+   *   past its ttl but within its stale window (see staleWhileRevalidate)
    */
-  get(key) {
+  get(key, options) {
     if (this.#closed) throw closedError();
+    if (options !== undefined && checkEntryOptions(options, 'get').allowStale === true) return this.#readAllowingStale(key);
     const near = this.#near;
     if (near !== null && typeof key === 'string') {
       const kept = near.get(key);
@@ -249,6 +266,122 @@ export class SharedCache {
     return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value, stored.length) : value;
   }
 
+  /** get() that also returns a stale value; then #lastStale is true. */
+  #readAllowingStale(key) {
+    this.#lastStale = false;
+    const near = this.#near;
+    // The near cache keeps fresh values only (their stamps lapse at the stale time).
+    if (near !== null && typeof key === 'string') {
+      const kept = near.get(key);
+      if (kept !== undefined) {
+        this.#arena.counters[STAT.nearHits]++;
+        return kept;
+      }
+    }
+    const keys = this.#keys;
+    keys.encode(key);
+    const arena = this.#arena;
+    if (near !== null) near.lastHit = -1;
+    const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash, true);
+    if (stored === undefined) return stored;
+    const value = arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+    if (arena.lastStale) {
+      this.#lastStale = true;
+      return value;
+    }
+    return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value, stored.length) : value;
+  }
+
+  /**
+   * The value of `key` like get(), without recording a use or counting a
+   * get: for looking, not for serving.
+   * @param {{ allowStale?: boolean }} [options] as for get()
+   */
+  peek(key, options) {
+    if (this.#closed) throw closedError();
+    const allowStale = options !== undefined && checkEntryOptions(options, 'peek').allowStale === true;
+    const keys = this.#keys;
+    keys.encode(key);
+    const arena = this.#arena;
+    const stored = arena.peek(keys.bytes, keys.length, keys.kind, keys.hash, allowStale);
+    if (stored === undefined) return stored;
+    return arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+  }
+
+  /**
+   * Milliseconds until `key` goes stale (or expires, without a stale
+   * window): Infinity for an entry without a ttl, 0 for no entry, and
+   * negative (by how long) for a stale entry still within its window.
+   */
+  getRemainingTTL(key) {
+    return this.info(key)?.remainingTTL ?? 0;
+  }
+
+  /**
+   * What the cache knows of `key`, or undefined when it has no live entry
+   * (a stale one counts): { value, stale, remainingTTL, staleAt,
+   * expiresAt, size, valueBytes, policy: { name, ring, frequency } }. Not a
+   * use, not counted.
+   */
+  info(key) {
+    if (this.#closed) throw closedError();
+    const keys = this.#keys;
+    keys.encode(key);
+    const arena = this.#arena;
+    const facts = arena.inspect(keys.bytes, keys.length, keys.kind, keys.hash);
+    if (facts === null) return undefined;
+    const value = arena.valueKind === VALUE_CODEC ? this.#decode(facts.value) : facts.value;
+    return entryInfo(facts, value, arena.header.policyName, Date.now());
+  }
+
+  /** The values of `keys` (an iterable), in order, undefined for each miss: get() for each. */
+  getMany(keys, options) {
+    if (this.#closed) throw closedError();
+    const iterable = checkIterable(keys, 'keys');
+    const allowStale = options !== undefined && checkEntryOptions(options, 'getMany').allowStale === true;
+    const values = [];
+    for (const key of iterable) values.push(allowStale ? this.#readAllowingStale(key) : this.get(key));
+    return values;
+  }
+
+  /**
+   * Stores every [key, value] pair of `entries` (an iterable such as a Map
+   * or an array of pairs) with the same options. Every pair is checked
+   * first: a bad key or value throws before anything is stored.
+   * @param {{ ttl?: number, staleWhileRevalidate?: number }} [options] as for set()
+   * @returns {this}
+   */
+  setMany(entries, options) {
+    if (this.#closed) throw closedError();
+    const pairs = [];
+    for (const pair of checkIterable(entries, 'entries')) {
+      if (pair === null || typeof pair !== 'object' || typeof pair[Symbol.iterator] !== 'function') {
+        throw new TypeError(`entries must yield [key, value] pairs (got ${describe(pair)} at index ${pairs.length})`);
+      }
+      const [key, value] = pair;
+      pairs.push(key, value);
+    }
+    const ttl = options === undefined ? this.#defaultTtl : (checkEntryOptions(options, 'setMany').ttl ?? this.#defaultTtl);
+    const stale = options === undefined ? this.#defaultStale : (options.staleWhileRevalidate ?? this.#defaultStale);
+    const keys = this.#keys;
+    for (let i = 0; i < pairs.length; i += 2) {
+      keys.encode(pairs[i]);
+      if (this.#prepare(pairs[i + 1], keys.length, ttl, stale) === null) throw this.#tooLarge(this.#entry.length, keys.length, ttl, stale);
+      this.#entry.payload = null;
+    }
+    for (let i = 0; i < pairs.length; i += 2) this.#store(pairs[i], pairs[i + 1], ttl, stale);
+    return this;
+  }
+
+  /** Removes every key of `keys` (an iterable); returns how many had a live entry. */
+  deleteMany(keys) {
+    if (this.#closed) throw closedError();
+    const iterable = checkIterable(keys, 'keys');
+    let deleted = 0;
+    for (const key of iterable) if (this.delete(key)) deleted++;
+    return deleted;
+  }
+
   [kReadStamp]() {
     const near = this.#near;
     return near !== null && near.lastHit !== -1 ? near.lastStamp() : this.#arena.readStamp();
@@ -265,23 +398,37 @@ export class SharedCache {
 
   /**
    * Stores `value` under `key`, evicting other entries if memory is short.
-   * @param {{ ttl?: number }} [options] ttl in ms; 0 means no expiry
+   * @param {{ ttl?: number, staleWhileRevalidate?: number }} [options] ttl
+   *   in ms (0 means no expiry); staleWhileRevalidate: ms after the ttl
+   *   during which fetch() serves the value stale while refreshing it
    * @returns {this}
    */
   set(key, value, options) {
     if (this.#closed) throw closedError();
     let ttl = this.#defaultTtl;
-    if (options !== undefined) ttl = this.#entryTtl(options);
+    let stale = this.#defaultStale;
+    if (options !== undefined) {
+      const given = checkEntryOptions(options, 'set');
+      if (given.ttl !== undefined) ttl = given.ttl;
+      if (given.staleWhileRevalidate !== undefined) stale = given.staleWhileRevalidate;
+    }
+    if (!this.#store(key, value, ttl, stale)) throw this.#tooLarge(this.#entry.length, this.#keys.length, ttl, stale);
+    return this;
+  }
+
+  /** set() with its options read; false (nothing stored) when the value is too large. */
+  #store(key, value, ttl, stale) {
     const keys = this.#keys;
     keys.encode(key);
-    const entry = this.#prepare(value, keys.length, ttl);
+    const entry = this.#prepare(value, keys.length, ttl, stale);
+    if (entry === null) return false;
     const arena = this.#arena;
-    arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+    arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.staleAt, entry.size);
     entry.payload = null;
     const near = this.#near;
     if (near !== null && typeof key === 'string') near.written(key, arena, value, entry.length);
     this.#publish(OUTBOX_SET, keys.length);
-    return this;
+    return true;
   }
 
   /**
@@ -297,7 +444,10 @@ export class SharedCache {
     let loaded;
     this.#arena.fill(keys.bytes, keys.length, keys.kind, keys.hash, () => {
       loaded = load();
-      return loaded === undefined ? null : this.#prepare(loaded, keys.length, this.#defaultTtl);
+      if (loaded === undefined) return null;
+      const entry = this.#prepare(loaded, keys.length, this.#defaultTtl, this.#defaultStale);
+      if (entry === null) throw this.#tooLarge(this.#entry.length, keys.length, this.#defaultTtl, this.#defaultStale);
+      return entry;
     });
     this.#entry.payload = null;
     this.#publish(OUTBOX_SET, keys.length);
@@ -305,10 +455,14 @@ export class SharedCache {
   }
 
   /** #prepare()'s answer, reused: set() is a hot path and allocates nothing else. */
-  #entry = { kind: 0, payload: null, length: 0, expiresAt: 0, size: 0 };
+  #entry = { kind: 0, payload: null, length: 0, expiresAt: 0, staleAt: 0, size: 0 };
 
-  /** The stored form of `value`: its kind, payload, byte length, expiry and record size (valid until the next call). */
-  #prepare(value, keyLength, ttl) {
+  /**
+   * The stored form of `value`: its kind, payload, byte length, expiry and
+   * stale times and record size (valid until the next call); null when it
+   * is too large to store (`#entry.length` is then its byte length).
+   */
+  #prepare(value, keyLength, ttl, stale) {
     let kind;
     let payload;
     let length;
@@ -325,23 +479,34 @@ export class SharedCache {
       payload = this.#encode(value);
       length = typedArrayByteLength(payload);
     }
-    const entry = this.#sized(kind, payload, length, keyLength, ttl);
-    if (entry === null) throw this.#tooLarge(length, keyLength);
-    return entry;
+    return this.#sized(kind, payload, length, keyLength, ttl, stale);
   }
 
   /** #prepare()'s answer for a payload already in stored form, or null when it cannot fit. */
-  #sized(kind, payload, length, keyLength, ttl) {
-    const hasTtl = ttl > 0;
-    const size = recordSize(keyLength, length + this.#checksumBytes, hasTtl);
-    if (size > this.#maxRecordBytes) return null;
+  #sized(kind, payload, length, keyLength, ttl, stale) {
     const entry = this.#entry;
+    entry.length = length;
+    const timeBytes = this.#timeBytes(ttl, stale);
+    const size = recordSize(keyLength, length + this.#checksumBytes, timeBytes);
+    if (size > this.#maxRecordBytes) return null;
     entry.kind = kind;
     entry.payload = payload;
-    entry.length = length;
-    entry.expiresAt = hasTtl ? Date.now() + ttl : 0;
+    if (timeBytes === 0) {
+      entry.expiresAt = 0;
+      entry.staleAt = 0;
+    } else {
+      const now = Date.now();
+      entry.staleAt = timeBytes > TTL_BYTES ? now + ttl : 0;
+      entry.expiresAt = now + ttl + (timeBytes > TTL_BYTES ? stale : 0);
+    }
     entry.size = size;
     return entry;
+  }
+
+  /** The time field bytes of a record stored with this ttl and stale window (see record.js). */
+  #timeBytes(ttl, stale) {
+    if (!(ttl > 0)) return 0;
+    return stale > 0 && this.#staleTimes ? 2 * TTL_BYTES : TTL_BYTES;
   }
 
   /** Whether `key` has a live, unexpired entry. Does not count as a use. */
@@ -427,9 +592,9 @@ export class SharedCache {
     const kind = op === 'set' ? value[0] : -1;
     if (kind === VALUE_UTF8 || kind === VALUE_RAW || kind === VALUE_CODEC) {
       const bytes = value.subarray(1);
-      const entry = this.#sized(kind, kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes, bytes.length, keys.length, this.#defaultTtl);
+      const entry = this.#sized(kind, kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes, bytes.length, keys.length, this.#defaultTtl, this.#defaultStale);
       if (entry !== null) {
-        arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.size);
+        arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.staleAt, entry.size);
         entry.payload = null;
         return;
       }
@@ -537,6 +702,8 @@ export class SharedCache {
       fetchWaits: totals.fetchWaits,
       fetchTimeouts: totals.fetchTimeouts,
       fetchErrors: totals.fetchErrors,
+      fetchStale: totals.fetchStale,
+      fetchUncached: totals.fetchUncached,
       readRetries: totals.readRetries,
       lockWaits: totals.lockWaits,
       lockRecoveries: totals.lockRecoveries,
@@ -560,27 +727,55 @@ export class SharedCache {
   }
 
   /**
-   * The value of `key`; on a miss, runs `loader(key)` once for the whole
-   * arena (every concurrent fetch of the key, in any thread, waits for that
-   * one run), stores what it returns, and resolves every caller with it. A
-   * loader error rejects every waiting caller and stores nothing.
+   * The value of `key`; on a miss, runs `loader(key, { signal, staleValue,
+   * context })` once for the whole arena (every concurrent fetch of the
+   * key, in any thread, waits for that one run), stores what it returns,
+   * and resolves every caller with it. A loader error rejects every waiting
+   * caller and stores nothing. A value in its stale window is returned at
+   * once while one loader refreshes it. See the README for every option.
    * @param {unknown} key
-   * @param {(key: unknown) => unknown | Promise<unknown>} loader
-   * @param {{ ttl?: number }} [options] as for set()
+   * @param {(key: unknown, options: { signal: AbortSignal, staleValue: unknown, context: unknown }) => unknown} loader
+   * @param {object} [options] ttl, staleWhileRevalidate, allowStale,
+   *   forceRefresh, signal, context, allowStaleOnFetchRejection,
+   *   noDeleteOnFetchRejection
    */
   async fetch(key, loader, options) {
     if (this.#closed) throw closedError();
     if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
-    const setOptions = options === undefined ? undefined : { ttl: this.#entryTtl(options, 'fetch') };
+    const resolved = readFetchOptions(options);
     const keys = this.#keys;
     keys.encode(key);
     const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
-    if (this.#fetcher === null) {
-      const arena = this.#arena;
-      const flights = new FlightTable(arena.buffer, arena.header, arena.owner, this.#mapped ? FLIGHT_POLL_MS.file : FLIGHT_POLL_MS.memory, arena.liveness);
-      this.#fetcher = new Fetcher(this, flights, arena.counters, arena.header.fetchTimeoutMs);
-    }
-    return this.#fetcher.fetch(key, keyId, keys.hash, loader, setOptions);
+    return this.#fetcherOf().fetch(key, keyId, keys.hash, loader, resolved);
+  }
+
+  #fetcherOf() {
+    if (this.#fetcher !== null) return this.#fetcher;
+    const arena = this.#arena;
+    const flights = new FlightTable(arena.buffer, arena.header, arena.owner, this.#mapped ? FLIGHT_POLL_MS.file : FLIGHT_POLL_MS.memory, arena.liveness);
+    this.#closing = new AbortController();
+    const port = {
+      read: (key, allowStale) => {
+        if (this.#closed) throw closedError();
+        if (!allowStale) return this.get(key);
+        return this.#readAllowingStale(key);
+      },
+      readWasStale: () => this.#lastStale,
+      store: (key, value, options) => {
+        if (this.#closed) throw closedError();
+        const given = options ?? {};
+        return this.#store(key, value, given.ttl ?? this.#defaultTtl, given.staleWhileRevalidate ?? this.#defaultStale);
+      },
+      dropIfLapsed: (key) => {
+        if (this.#closed) return;
+        const keys = this.#keys;
+        keys.encode(key);
+        this.#arena.remove(keys.bytes, keys.length, keys.kind, keys.hash, REMOVE_LAPSED);
+      },
+      closedSignal: this.#closing.signal,
+    };
+    this.#fetcher = new Fetcher(port, flights, arena.counters, arena.header.fetchTimeoutMs);
+    return this.#fetcher;
   }
 
   /**
@@ -639,6 +834,8 @@ export class SharedCache {
     this.#closed = true;
     this.#sweepTimer?.stop();
     this.#sweepTimer = null;
+    // Loaders still running learn it through their signal; what they return is not stored.
+    this.#closing?.abort(closedError());
     // The bus sends what is waiting, then stops; nothing more to apply here.
     this.#bus?.close().catch(() => {});
     this.#bus = null;
@@ -669,17 +866,6 @@ export class SharedCache {
     return this.#closed;
   }
 
-  #entryTtl(options, method = 'set') {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object such as { ttl: 1000 } (got ${describe(options)})`);
-    }
-    for (const name in options) {
-      if (name !== 'ttl') throw new TypeError(`options.${name} is not a known option of ${method}(); the only one is ttl`);
-    }
-    if (options.ttl === undefined) return this.#defaultTtl;
-    checkTtl(options.ttl, 'options.ttl');
-    return options.ttl;
-  }
 
   #encode(value) {
     if (value === undefined) {
@@ -719,11 +905,13 @@ export class SharedCache {
     return entry.keyKind === KEY_STRING ? Buffer.from(entry.key.buffer).toString('utf8') : Buffer.from(entry.key.buffer);
   }
 
-  #tooLarge(length, keyLength) {
+  #tooLarge(length, keyLength, ttl, stale) {
     const header = this.#arena.header;
+    // Quoted for an entry with a ttl (the larger of the usual headers), or with a stale window when this one has one.
+    const timeBytes = Math.max(TTL_BYTES, this.#timeBytes(ttl, stale));
     return new RangeError(
       `value is ${length} bytes; the largest value this cache can hold under this key is ` +
-        `${maxValueBytes(this.#maxRecordBytes, keyLength) - this.#checksumBytes} bytes (each of its ${header.shardCount} shards has ` +
+        `${maxValueBytes(this.#maxRecordBytes, keyLength, timeBytes) - this.#checksumBytes} bytes (each of its ${header.shardCount} shards has ` +
         `${this.#maxRecordBytes} bytes for one entry); raise options.memoryBytes or lower options.shards`,
     );
   }

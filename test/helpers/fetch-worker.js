@@ -1,6 +1,8 @@
 // Worker for cache.fetch.test.js: fetches one key `calls` times at once,
 // after all workers are ready, with a loader that counts its runs in a
-// shared counter. `mode` chooses the loader: 'value', 'error', 'hang'.
+// shared counter. `mode` chooses the loader: 'value', 'error', 'hang', and
+// 'block' (blocks the thread's event loop for `blockMs`, then returns a
+// value; its own timeout timer cannot run meanwhile).
 import { parentPort, workerData } from 'node:worker_threads';
 import { SharedCache } from '../../lib/index.js';
 
@@ -15,6 +17,10 @@ const barrier = new Int32Array(gate);
 async function loader(k) {
   Atomics.add(runs, 0, 1);
   if (mode === 'hang') return new Promise(() => {});
+  if (mode === 'block') {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.blockMs);
+    return { key: k, loadedBy: workerData.id, blocked: true };
+  }
   await new Promise((resolve) => setTimeout(resolve, delayMs));
   if (mode === 'error') {
     const error = new RangeError(`database refused ${k}`);

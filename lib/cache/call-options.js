@@ -1,0 +1,101 @@
+// The options of SharedCache's per-call methods (get, peek, set, fetch and
+// their batch forms): which each accepts, their checks, and info()'s answer.
+// An option a method does not know is a TypeError that names it, never
+// silently ignored.
+
+import { describe } from '../errors.js';
+import { checkStaleWindow, checkTtl } from './options.js';
+
+/** The options each method accepts, in the order error messages list them. */
+const KNOWN = Object.freeze({
+  get: ['allowStale'],
+  peek: ['allowStale'],
+  getMany: ['allowStale'],
+  set: ['ttl', 'staleWhileRevalidate'],
+  setMany: ['ttl', 'staleWhileRevalidate'],
+  fetch: [
+    'ttl',
+    'staleWhileRevalidate',
+    'allowStale',
+    'forceRefresh',
+    'signal',
+    'context',
+    'allowStaleOnFetchRejection',
+    'noDeleteOnFetchRejection',
+  ],
+});
+const BOOLEANS = ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
+
+/** Checks the options object of `method` (see KNOWN); returns it. */
+export function checkEntryOptions(options, method) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    const example = KNOWN[method][0] === 'ttl' ? '{ ttl: 1000 }' : '{ allowStale: true }';
+    throw new TypeError(`options must be an object such as ${example} (got ${describe(options)})`);
+  }
+  const known = KNOWN[method];
+  for (const name in options) {
+    if (!known.includes(name)) {
+      const list = known.length === 1 ? `the only one is ${known[0]}` : `the known ones are ${known.join(', ')}`;
+      throw new TypeError(`options.${name} is not a known option of ${method}(); ${list}`);
+    }
+  }
+  if (options.ttl !== undefined) checkTtl(options.ttl, 'options.ttl');
+  if (options.staleWhileRevalidate !== undefined) checkStaleWindow(options.staleWhileRevalidate, 'options.staleWhileRevalidate');
+  for (const name of BOOLEANS) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new TypeError(`options.${name} must be a boolean (got ${describe(options[name])})`);
+    }
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError(`options.signal must be an AbortSignal (got ${describe(options.signal)})`);
+  }
+  return options;
+}
+
+/**
+ * fetch()'s options, checked and with their defaults: `setOptions` for
+ * storing the loaded value (undefined: the cache's defaults).
+ */
+export function readFetchOptions(options) {
+  const given = options === undefined ? {} : checkEntryOptions(options, 'fetch');
+  let setOptions;
+  if (given.ttl !== undefined || given.staleWhileRevalidate !== undefined) {
+    setOptions = {};
+    if (given.ttl !== undefined) setOptions.ttl = given.ttl;
+    if (given.staleWhileRevalidate !== undefined) setOptions.staleWhileRevalidate = given.staleWhileRevalidate;
+  }
+  return {
+    setOptions,
+    // A value in its stale window is there to be served while it is refreshed.
+    allowStale: given.allowStale ?? true,
+    forceRefresh: given.forceRefresh ?? false,
+    signal: given.signal,
+    context: given.context,
+    allowStaleOnFetchRejection: given.allowStaleOnFetchRejection ?? false,
+    noDeleteOnFetchRejection: given.noDeleteOnFetchRejection ?? false,
+  };
+}
+
+/** `name` if it is an iterable (not a string), for the batch methods. */
+export function checkIterable(value, name) {
+  if (value === null || typeof value !== 'object' || typeof value[Symbol.iterator] !== 'function') {
+    throw new TypeError(`${name} must be an iterable such as an array (got ${describe(value)})`);
+  }
+  return value;
+}
+
+/** info()'s answer from Arena#inspect()'s facts. */
+export function entryInfo(facts, value, policyName, now) {
+  const expiresAt = facts.expiresAt > 0 ? facts.expiresAt : Infinity;
+  const staleAt = facts.staleAt > 0 ? facts.staleAt : expiresAt;
+  return {
+    value,
+    stale: facts.stale,
+    remainingTTL: staleAt === Infinity ? Infinity : staleAt - now,
+    staleAt,
+    expiresAt,
+    size: facts.recordBytes,
+    valueBytes: facts.valueBytes,
+    policy: { name: policyName, ring: facts.ring, frequency: facts.frequency },
+  };
+}
