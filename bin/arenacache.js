@@ -1,267 +1,76 @@
 #!/usr/bin/env node
-// The arenacache command line: parses flags and calls arenacache/snapshot.
-// Exit codes (stable, for scripts): see EXIT below and the README.
-import { parseArgs } from 'node:util';
-import { codes, Workspace } from '../lib/snapshot/index.js';
-import { formatBytes, formatTable } from '../lib/snapshot/table.js';
-
-const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, differs: 3, busy: 4, notFound: 5 });
-
-const COMMON = `Common options:
-  -C, --workspace <dir>  the workspace (default: the current directory)
-      --json             machine-readable output on stdout
-      --progress         show a progress bar on stderr (default when stderr is a terminal)
-      --no-progress      never show one
-  -h, --help             this help`;
-
-const COMMANDS = {
-  init: {
-    usage: 'arenacache init [dir] [--repository <path>] [--keep-last <n>] [--keep-within <duration>]',
-    about: 'Make a directory a workspace (its repository goes in <dir>/.arenacache unless --repository says where, outside the tree).',
-    options: { repository: { type: 'string' }, 'keep-last': { type: 'string' }, 'keep-within': { type: 'string' } },
-    args: [0, 1],
-  },
-  snapshot: {
-    usage: 'arenacache snapshot [-m <message>] [--tag <tag>]... [--engine auto|reflink|copy] [--threads <n>] [--no-durable]',
-    about: 'Snapshot the worktree. Files unchanged since its head snapshot are not read again.',
-    options: { message: { type: 'string', short: 'm' }, tag: { type: 'string', multiple: true }, engine: { type: 'string' }, threads: { type: 'string' }, 'no-durable': { type: 'boolean' } },
-  },
-  restore: {
-    usage: 'arenacache restore <id> [--force] [--threads <n>]',
-    about: 'Replace the worktree with a snapshot, in one atomic swap. Refuses over unsnapshotted changes unless --force.',
-    options: { force: { type: 'boolean' }, threads: { type: 'string' } },
-    args: 1,
-  },
-  history: {
-    usage: 'arenacache history [--tag <tag>] [--limit <n>]',
-    about: 'List snapshots, newest first (* marks worktree heads).',
-    options: { tag: { type: 'string' }, limit: { type: 'string' } },
-  },
-  verify: {
-    usage: 'arenacache verify [<id>|all] [--worktree] [--threads <n>]',
-    about: "Recompute content hashes: of the stored snapshots (default 'all'), or with --worktree of this worktree against a snapshot. Exit code 3 when anything differs.",
-    options: { worktree: { type: 'boolean' }, threads: { type: 'string' } },
-    args: [0, 1],
-  },
-  status: {
-    usage: 'arenacache status',
-    about: 'What changed in the worktree since its head snapshot. Exit code 3 when anything did.',
-    options: {},
-  },
-  gc: {
-    usage: 'arenacache gc [--dry-run] [--keep-last <n>] [--keep-within <duration>]',
-    about: 'Delete snapshots that are not pinned, not in an unfinished operation, not a worktree head or its ancestor, and older than the retention; then the stored files only they used.',
-    options: { 'dry-run': { type: 'boolean' }, 'keep-last': { type: 'string' }, 'keep-within': { type: 'string' } },
-  },
-  fork: {
-    usage: 'arenacache fork <id> <dir> [--name <name>]',
-    about: 'Make a new worktree at <dir> from a snapshot, sharing this repository.',
-    options: { name: { type: 'string' }, threads: { type: 'string' } },
-    args: 2,
-  },
-  pin: {
-    usage: 'arenacache pin <id> [--until <date>] | arenacache pin --remove <id>',
-    about: 'Keep a snapshot from gc, for good or until a date (ISO 8601).',
-    options: { until: { type: 'string' }, remove: { type: 'boolean' } },
-    args: 1,
-  },
-};
-
-class UsageError extends Error {}
+// The arenacache command line: workspace snapshot commands (lib/cli/snapshot-commands.js),
+// cache file commands (lib/cli/cache-commands.js, loaded only for them) and --version.
+// Exit codes (stable, for scripts): see EXIT in lib/cli/common.js and the README.
+import { readFileSync } from 'node:fs';
+import { EXIT, exitCodeOf, formatPairs, UsageError } from '../lib/cli/common.js';
+import { COMMANDS, COMMON, runSnapshotCommand } from '../lib/cli/snapshot-commands.js';
 
 function mainHelp() {
   const rows = Object.entries(COMMANDS).map(([name, command]) => [`  ${name}`, command.about.split('. ')[0]]);
-  return `Usage: arenacache <command> [options]\n\nCommands:\n${formatTable(['', ''], rows).split('\n').slice(1).join('\n')}\n\n${COMMON}\n\nRun arenacache <command> --help for a command's options.\nExit codes: 0 ok, 1 failed, 2 usage error, 3 verify/status found differences, 4 workspace busy, 5 workspace or snapshot not found.`;
-}
-
-function commandHelp(name) {
-  const command = COMMANDS[name];
-  return `Usage: ${command.usage}\n\n${command.about}\n\n${COMMON}`;
-}
-
-function integer(value, flag) {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number (got ${JSON.stringify(value)})`);
-  return Number(value);
-}
-
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-function duration(value, flag) {
-  if (value === undefined) return undefined;
-  const match = /^(\d+)(ms|s|m|h|d|w)?$/.exec(value);
-  if (match === null) throw new UsageError(`--${flag} must be a duration such as 500ms, 30s, 15m, 12h, 7d or 2w (got ${JSON.stringify(value)})`);
-  return Number(match[1]) * UNITS[match[2] ?? 'ms'];
-}
-
-/** A one-line progress bar on stderr, redrawn at most every 100 ms. */
-function progressBar(enabled) {
-  if (!enabled) return { onProgress: undefined, done() {} };
-  let last = 0;
-  let drawn = false;
-  return {
-    onProgress({ phase, done, total, bytes }) {
-      const now = Date.now();
-      if (now - last < 100 && done !== total) return;
-      last = now;
-      const width = 30;
-      const filled = total === 0 ? width : Math.round((done / total) * width);
-      process.stderr.write(`\r${phase.padEnd(8)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files  ${formatBytes(bytes)}\x1b[K`);
-      drawn = true;
-    },
-    done() {
-      if (drawn) process.stderr.write('\r\x1b[K');
-    },
-  };
-}
-
-function exitCodeOf(error) {
-  if (error instanceof UsageError || error instanceof TypeError || error instanceof RangeError) return EXIT.usage;
-  if (error.code === codes.ERR_WORKSPACE_BUSY) return EXIT.busy;
-  if ([codes.ERR_WORKSPACE_NOT_FOUND, codes.ERR_SNAPSHOT_NOT_FOUND, codes.ERR_SNAPSHOT_AMBIGUOUS].includes(error.code)) return EXIT.notFound;
-  return EXIT.failed;
-}
-
-function describeSnapshot(d) {
-  const counts = Object.entries(d.engine.counts)
-    .filter(([, n]) => n > 0)
-    .map(([engine, n]) => `${engine} ${n}`)
-    .join(', ');
-  const lines = [
-    `snapshot ${d.id}${d.tags.length ? ` [${d.tags.join(', ')}]` : ''}`,
-    `  ${d.files} files, ${d.directories} directories, ${d.symlinks} symlinks, ${formatBytes(d.bytes)} (${formatBytes(d.storedBytes)} newly stored)`,
-    `  engine: requested ${d.engine.requested}, used ${d.engine.used}${counts ? ` (${counts})` : ''}${d.engine.degraded ? ', DEGRADED: some files fell back from reflink' : ''}`,
+  const cacheRows = [
+    ['  cache stats <file>', "Print a cache file's counters and sizes"],
+    ['  cache verify <file>', "Check a cache file's invariants (exit code 3 on problems)"],
+    ['  cache keys <file>', "List a cache file's keys (--prefix <p>)"],
+    ['  cache reset <file>', 'Remove every entry of a cache file; processes using it go on'],
   ];
-  for (const { path, reason } of d.skipped) lines.push(`  skipped ${path} (${reason})`);
-  for (const path of d.unstable) lines.push(`  changed while read: ${path}`);
-  return lines.join('\n');
+  return [
+    'Usage: arenacache <command> [options]',
+    '       arenacache cache <stats|verify|keys|reset> <file> [--json]',
+    '       arenacache --version',
+    '',
+    'Commands:',
+    formatPairs(rows),
+    '',
+    'Cache file commands (a file made by SharedCache.open(); never created):',
+    formatPairs(cacheRows),
+    '',
+    COMMON.replace('Common options:', 'Options of the workspace commands:'),
+    '',
+    'Options of the cache commands: --json, --codec <module>[#<export>], -h/--help (see arenacache cache --help).',
+    '',
+    'Other options:',
+    '  -v, --version          print the version of arenacache',
+    '',
+    "Run arenacache <command> --help (or arenacache cache <command> --help) for a command's options.",
+    'Exit codes: 0 ok, 1 failed, 2 usage error, 3 verify/status found differences, 4 workspace busy, 5 workspace or snapshot not found;',
+    'for the cache commands, 3 cache verify found problems, 4 the cache file stayed locked by another process, 5 no such cache file.',
+  ].join('\n');
 }
 
-function describeDiff(report) {
-  const lines = [];
-  for (const item of report.differ) lines.push(`  differs  ${item.path} (${item.reason}${item.expected !== undefined ? `: expected ${item.expected}, found ${item.actual}` : ''})`);
-  for (const item of report.missing) lines.push(`  missing  ${item}`);
-  for (const item of report.extra) lines.push(`  extra    ${item}`);
-  return lines;
+function version() {
+  return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 }
 
 async function run(argv) {
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') return { text: mainHelp(), code: EXIT.ok };
-  const command = COMMANDS[name];
-  if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}; run arenacache --help`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        ...command.options,
-        workspace: { type: 'string', short: 'C' },
-        json: { type: 'boolean' },
-        progress: { type: 'boolean' },
-        'no-progress': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${error.message}; run arenacache ${name} --help`);
+  if (name === '--version' || name === '-v') {
+    const extra = rest.filter((arg) => arg !== '--json');
+    if (extra.length > 0) throw new UsageError(`${name} takes no arguments (got ${JSON.stringify(extra[0])})`);
+    const current = version();
+    return { result: { version: current }, text: current };
   }
-  const { values, positionals } = parsed;
-  if (values.help) return { text: commandHelp(name), code: EXIT.ok };
-  const [min, max] = Array.isArray(command.args) ? command.args : [command.args ?? 0, command.args ?? 0];
-  if (positionals.length < min || positionals.length > max) {
-    throw new UsageError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${positionals.length}; usage: ${command.usage}`);
+  if (name === 'cache') {
+    const { runCacheCommand } = await import('../lib/cli/cache-commands.js');
+    return runCacheCommand(rest);
   }
-  const dir = values.workspace ?? process.cwd();
-  const bar = progressBar(values['no-progress'] ? false : values.progress || (process.stderr.isTTY === true && !values.json));
-  const threads = integer(values.threads, 'threads');
-  try {
-    return await COMMAND_RUNNERS[name]({ values, positionals, dir, threads, onProgress: bar.onProgress });
-  } finally {
-    bar.done();
-  }
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; run arenacache --help`);
+  return runSnapshotCommand(name, rest);
 }
 
-const COMMAND_RUNNERS = {
-  async init({ values, positionals, dir }) {
-    const workspace = await Workspace.init(positionals[0] ?? dir, {
-      repository: values.repository,
-      keepLast: integer(values['keep-last'], 'keep-last'),
-      keepWithin: duration(values['keep-within'], 'keep-within'),
-    });
-    const result = { path: workspace.path, repository: workspace.repositoryPath, worktree: workspace.name };
-    return { result, text: `Initialized workspace ${result.path} (repository ${result.repository})` };
-  },
-  async snapshot({ values, dir, threads, onProgress }) {
-    const workspace = await Workspace.open(dir);
-    const result = await workspace.snapshot({ message: values.message, tags: values.tag, engine: values.engine, threads, durable: values['no-durable'] ? false : undefined, onProgress });
-    return { result, text: describeSnapshot(result) };
-  },
-  async restore({ values, positionals, dir, threads, onProgress }) {
-    const workspace = await Workspace.open(dir);
-    const result = await workspace.restore(positionals[0], { force: values.force === true, threads, onProgress });
-    return { result, text: `Restored ${workspace.path} to ${result.id} (${result.files} files, ${formatBytes(result.bytes)})` };
-  },
-  async history({ values, dir }) {
-    const workspace = await Workspace.open(dir);
-    const options = { tag: values.tag, limit: integer(values.limit, 'limit') };
-    return { result: workspace.history(options), text: workspace.history({ ...options, format: 'table' }) };
-  },
-  async verify({ values, positionals, dir, threads, onProgress }) {
-    const workspace = await Workspace.open(dir);
-    const result = await workspace.verify(positionals[0] ?? 'all', { worktree: values.worktree === true, threads, onProgress });
-    const reports = result.snapshots ?? [result];
-    const lines = [];
-    for (const report of reports) {
-      const subject = report.worktree ? `${report.worktree} against ${report.id}` : report.id;
-      lines.push(`${report.ok ? 'ok    ' : 'FAILED'}  ${subject}  ${report.files} files, ${formatBytes(report.bytes)}`);
-      if (report.descriptor && report.descriptor !== 'ok') lines.push(`  descriptor: ${report.descriptor}`);
-      if (report.manifest && report.manifest !== 'ok') lines.push(`  manifest: ${report.manifest}`);
-      lines.push(...describeDiff(report));
-    }
-    if (result.snapshots) for (const file of result.extra) lines.push(`extra in the repository: ${file}`);
-    return { result, text: lines.join('\n') || 'no snapshots', code: result.ok ? EXIT.ok : EXIT.differs };
-  },
-  async status({ dir }) {
-    const workspace = await Workspace.open(dir);
-    const result = await workspace.status();
-    const lines = result.ok ? [`clean (head ${workspace.head ?? 'none'})`] : [`changes since ${workspace.head ?? 'no snapshot'}:`, ...describeDiff(result)];
-    return { result, text: lines.join('\n'), code: result.ok ? EXIT.ok : EXIT.differs };
-  },
-  async gc({ values, dir }) {
-    const options = { dryRun: values['dry-run'] === true, keepLast: integer(values['keep-last'], 'keep-last'), keepWithin: duration(values['keep-within'], 'keep-within') };
-    const workspace = await Workspace.open(dir);
-    const result = await workspace.gc(options);
-    const verb = result.dryRun ? 'would delete' : 'deleted';
-    const lines = [`${verb} ${result.delete.length} snapshot(s) and ${result.files.length} stored file(s), ${formatBytes(result.bytes)}`];
-    for (const id of result.delete) lines.push(`  ${verb} ${id}`);
-    for (const { id, reasons } of result.keep) lines.push(`  keeps  ${id}: ${reasons.join('; ')}`);
-    if (!result.sweep) lines.push(`  stored files not swept: ${result.sweepBlockedBy}`);
-    return { result, text: lines.join('\n') };
-  },
-  async fork({ values, positionals, dir, threads, onProgress }) {
-    const workspace = await Workspace.open(dir);
-    const forked = await workspace.fork(positionals[0], positionals[1], { name: values.name, threads, onProgress });
-    const result = { path: forked.path, worktree: forked.name, head: forked.head };
-    return { result, text: `Forked ${result.head} into ${result.path} (worktree ${result.worktree})` };
-  },
-  async pin({ values, positionals, dir }) {
-    const workspace = await Workspace.open(dir);
-    if (values.remove) {
-      const removed = await workspace.unpin(positionals[0]);
-      return { result: { removed }, text: removed ? 'Unpinned' : 'It was not pinned' };
-    }
-    const result = await workspace.pin(positionals[0], { until: values.until });
-    return { result, text: `Pinned ${result.id}${result.until ? ` until ${result.until}` : ''}` };
-  },
-};
+// `arenacache cache keys FILE | head` closes the pipe early: that is not a failure.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+  throw error;
+});
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 try {
   const { result, text, code = EXIT.ok } = await run(argv);
   if (json && result !== undefined) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else process.stdout.write(`${text}\n`);
+  else if (text !== '') process.stdout.write(`${text}\n`);
   process.exitCode = code;
 } catch (error) {
   const code = exitCodeOf(error);
