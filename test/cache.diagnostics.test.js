@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import * as entry from '../lib/index.js';
 import { SharedCache } from '../lib/index.js';
 import { FETCH_OUTCOMES, REPAIR_REASONS, fetchStarted, publishFetch, publishRepair } from '../lib/cache/diagnostics.js';
+import { nativeAvailable as nativeAvailableForRepair } from '../lib/native.js';
 
 const MiB = 2 ** 20;
 const { channels } = entry;
@@ -206,4 +207,36 @@ test('publishFetch: outcome and duration while someone listens; nothing for a ca
     name: 'RangeError',
     message: `outcome must be one of ${FETCH_OUTCOMES.join(', ')} (got "missed")`,
   });
+});
+
+test('a shard repaired at open is published on arenacache:repair with the entries it lost', { skip: !nativeAvailableForRepair && 'native addon unavailable' }, async (t) => {
+  const { mkdtempSync, readFileSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { subscribe, unsubscribe } = await import('node:diagnostics_channel');
+  const dir = mkdtempSync(join(tmpdir(), 'arenacache-repair-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'cache.arena');
+  const writer = SharedCache.open(path, { memoryBytes: 2 ** 20 });
+  for (let i = 0; i < 10; i++) writer.set(`key-${i}`, `VALUE-${String(i).padStart(4, '0')}`);
+  writer.close();
+  const bytes = readFileSync(path);
+  const at = bytes.indexOf('VALUE-0005');
+  assert.ok(at > 0);
+  bytes[at] ^= 1;
+  writeFileSync(path, bytes);
+  const seen = [];
+  const listener = (message) => seen.push(message);
+  subscribe(channels.repair, listener);
+  try {
+    const cache = SharedCache.open(path);
+    await new Promise((resolve) => setImmediate(resolve));
+    cache.close();
+  } finally {
+    unsubscribe(channels.repair, listener);
+  }
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].reason, 'restart-damaged');
+  assert.equal(seen[0].lost, 1);
+  assert.equal(typeof seen[0].shard, 'number');
 });

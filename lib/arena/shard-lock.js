@@ -33,7 +33,7 @@
 
 import { publishRepair } from './repair-channel.js';
 import { OWNER_ALIVE, OWNER_DEAD, OWNER_UNKNOWN, ownerPidWord, ownerState, pidOf } from './liveness.js';
-import { M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
+import { M_COUNT, M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
@@ -215,8 +215,10 @@ export class ShardLock {
   /** Our lock was taken over while we were writing: repair under a proper lock. */
   lockWasTaken(shard) {
     const held = this.acquire(shard);
+    const lost = shard.isCacheShard ? shard.meta[M_COUNT] : 0;
     shard.reset();
     this.counters[STAT.lockRecoveries]++;
+    if (shard.isCacheShard) publishRepair(shard.index, 'lock-lost', lost);
     this.release(shard, held);
   }
 }

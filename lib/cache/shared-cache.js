@@ -41,6 +41,7 @@ import { keyHasPrefix } from './invalidation/batch.js';
 
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
+const ALLOW_STALE = Object.freeze({ allowStale: true });
 const HANDLE_VERSION = 1;
 const kAttach = Symbol('attach');
 /**
@@ -247,28 +248,8 @@ export class SharedCache {
    */
   get(key, options) {
     if (this.#closed) throw closedError();
-    if (options !== undefined && checkEntryOptions(options, 'get').allowStale === true) return this.#readAllowingStale(key);
-    const near = this.#near;
-    if (near !== null && typeof key === 'string') {
-      const kept = near.get(key);
-      if (kept !== undefined) {
-        this.#arena.counters[STAT.nearHits]++;
-        return kept;
-      }
-    }
-    const keys = this.#keys;
-    keys.encode(key);
-    const arena = this.#arena;
-    if (near !== null) near.lastHit = -1;
-    const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash);
-    if (stored === undefined) return stored;
-    const value = arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
-    return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value, stored.length) : value;
-  }
-
-  /** get() that also returns a stale value; then #lastStale is true. */
-  #readAllowingStale(key) {
-    this.#lastStale = false;
+    const allowStale = options !== undefined && checkEntryOptions(options, 'get').allowStale === true;
+    if (allowStale) this.#lastStale = false;
     const near = this.#near;
     // The near cache keeps fresh values only (their stamps lapse at the stale time).
     if (near !== null && typeof key === 'string') {
@@ -282,14 +263,19 @@ export class SharedCache {
     keys.encode(key);
     const arena = this.#arena;
     if (near !== null) near.lastHit = -1;
-    const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash, true);
+    const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash, allowStale);
     if (stored === undefined) return stored;
     const value = arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
-    if (arena.lastStale) {
+    if (allowStale && arena.lastStale) {
       this.#lastStale = true;
       return value;
     }
     return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value, stored.length) : value;
+  }
+
+  /** get() that also returns a stale value; then #lastStale is true. */
+  #readAllowingStale(key) {
+    return this.get(key, ALLOW_STALE);
   }
 
   /**
