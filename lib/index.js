@@ -1,5 +1,6 @@
-// The public entry of arenacache: the classes users construct and the error
-// they catch. Everything else is internal.
+// The public entry of arenacache: the classes users construct, the error
+// they catch and the names of the diagnostics channels they subscribe to.
+// Everything else is internal.
 export { SharedCache } from './cache/shared-cache.js';
 export { BlockStore } from './cache/block-store.js';
 export { ArenaCacheError, codes } from './errors.js';

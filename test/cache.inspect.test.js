@@ -118,3 +118,13 @@ test('the sole opener of a version 3 file marks it version 4; stale windows work
   cache.set('k', 'v', { ttl: 60_000, staleWhileRevalidate: 1_000 });
   assert.equal(cache.info('k').expiresAt - cache.info('k').staleAt, 1_000);
 });
+
+test('options.staleWhileRevalidate is kept in a file\'s header: reopening finds it, a different value is ERR_ARENA_MISMATCH', { skip: !nativeAvailable && 'native addon unavailable' }, (t) => {
+  const path = arenaPath(t);
+  SharedCache.open(path, { memoryBytes: MiB, ttl: 1000, staleWhileRevalidate: 2500.5 }).close();
+  const cache = SharedCache.open(path, { staleWhileRevalidate: 2500.5 });
+  t.after(() => cache.close());
+  cache.set('k', 'v');
+  assert.equal(cache.info('k').expiresAt - cache.info('k').staleAt, 2500.5);
+  assert.throws(() => SharedCache.open(path, { staleWhileRevalidate: 0 }), { code: 'ERR_ARENA_MISMATCH', message: /staleWhileRevalidate/ });
+});

@@ -403,7 +403,7 @@ export function readHeader(buffer) {
     Number.isInteger(stored.ghostSlotsPerShard) &&
     stored.ghostSlotsPerShard >= 0 &&
     (stored.recordChecksums === 0 || stored.recordChecksums === 1) &&
-    Number.isInteger(stored.defaultStaleMs) &&
+    Number.isFinite(stored.defaultStaleMs) &&
     stored.defaultStaleMs >= 0;
   const layout = sane ? computeLayout(stored) : null;
   if (
