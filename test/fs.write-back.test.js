@@ -459,4 +459,7 @@ test('write-back counters reach Prometheus through registerMetrics', async (t) =
   assert.match(text, /^arenacache_fs_flushed_bytes_total\{fs="wb"\} 7$/m);
   assert.match(text, /^arenacache_fs_dirty_bytes\{fs="wb"\} 0$/m);
   assert.match(text, /^arenacache_fs_flush_errors_total\{fs="wb"\} 0$/m);
+  // In a cluster, the store-wide gauge is not summed over the workers that share the store; their own counters are.
+  assert.equal(registry.getSingleMetric('arenacache_fs_dirty_bytes').aggregator, 'first');
+  assert.equal(registry.getSingleMetric('arenacache_fs_write_backs_total').aggregator, 'sum');
 });

@@ -26,7 +26,16 @@ const FS_METRICS = [
   ['dirty_bytes', 'gauge', 'Bytes of dirty blocks in the block store.', (s) => s.dirtyBytes],
 ];
 
-const FS_SCHEMA = Object.freeze({ metrics: FS_METRICS, label: 'fs', prefix: 'arenacache_fs_', what: 'CacheFS' });
+/**
+ * How a cluster's AggregatorRegistry merges the workers' values: the
+ * counters are each instance's own (summed), the dirty bytes are the block
+ * store's, which every worker sharing it reads alike (the first reading).
+ */
+function fsAggregator(name) {
+  return name === 'dirty_bytes' ? 'first' : 'sum';
+}
+
+const FS_SCHEMA = Object.freeze({ metrics: FS_METRICS, label: 'fs', prefix: 'arenacache_fs_', what: 'CacheFS', aggregator: fsAggregator });
 
 export function registerFsMetrics(cfs, registry, options) {
   return registerStatsMetrics(cfs, registry, options, FS_SCHEMA);
