@@ -8,21 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { SharedCache } from '../lib/index.js';
+import { parsePrometheusText } from './helpers/prometheus-text.js';
 
 const MiB = 2 ** 20;
 const PRIMARY = fileURLToPath(new URL('./helpers/metrics-cluster-primary.js', import.meta.url));
 
-/** Parses the Prometheus text format into { 'name{labels}': value }. */
-function parse(text) {
-  const samples = {};
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
-    assert.ok(match, `not a sample line: ${line}`);
-    samples[match[1]] = Number(match[2]);
-  }
-  return samples;
-}
+const parse = parsePrometheusText;
 
 test('a cluster of two workers on one cache file: the primary reports the arena totals once, not once per worker', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'arenacache-metrics-cluster-'));

@@ -2,21 +2,12 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { Registry } from 'prom-client';
 import { SharedCache } from '../lib/index.js';
+import { parsePrometheusText } from './helpers/prometheus-text.js';
 import { runWithout } from './helpers/without-package.js';
 
 const MiB = 2 ** 20;
 
-/** Parses the Prometheus text format into { 'name{labels}': value }. */
-function parse(text) {
-  const samples = {};
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
-    assert.ok(match, `not a sample line: ${line}`);
-    samples[match[1]] = Number(match[2]);
-  }
-  return samples;
-}
+const parse = parsePrometheusText;
 
 test('registerMetrics exposes the shared counters in a real prom-client registry', async () => {
   const registry = new Registry();

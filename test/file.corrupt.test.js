@@ -40,6 +40,12 @@ const cases = [
     message: (path) => `arena file ${path} is 8 bytes, too small for an arena header; ${RESET_HINT}`,
   },
   {
+    name: 'a small file of another kind (shorter than a header, without the magic)',
+    damage: (path) => writeFileSync(path, Buffer.alloc(1000, 'text '), { mode: 0o600 }),
+    code: 'ERR_ARENA_NOT_ARENA',
+    message: (path) => `arena file ${path} is 1000 bytes, too small for an arena header; ${RESET_HINT}`,
+  },
+  {
     name: 'a file cut inside its header',
     damage: (path) => truncateSync(path, 1000),
     code: 'ERR_ARENA_TRUNCATED',

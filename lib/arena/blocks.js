@@ -578,6 +578,7 @@ export class BlockArena {
 
 /** The block arena as a kind of file content (see openArenaFile). */
 export const BLOCK_ARENA = Object.freeze({
+  magic: BLOCKS_MAGIC,
   create: (buffer, plan, options) => BlockArena.initialize(buffer, plan, options),
   attach: (buffer, options) => BlockArena.attach(buffer, options),
   recover: (arena) => arena.recoverAfterRestart(),

@@ -37,7 +37,7 @@ import {
   POPULATE_WRITE,
 } from '../native.js';
 import { Arena } from './arena.js';
-import { HEADER_BYTES } from './layout.js';
+import { HEADER_BYTES, MAGIC } from './layout.js';
 import { mappedArenaOptions } from './mapped-options.js';
 
 /** How long open() waits for another process to finish creating or recovering the file. */
@@ -108,6 +108,12 @@ function lockShared(path, fd) {
 }
 
 /** True when the file has no arena header at all: new, or its creation never finished. */
+/** Whether the open file `fd` starts with the arena magic `magic`. */
+function startsWithMagic(fd, magic) {
+  const bytes = Buffer.alloc(4);
+  return readSync(fd, bytes, 0, 4, 0) === 4 && bytes.readUInt32LE(0) === magic >>> 0;
+}
+
 function headerIsBlank(fd, size) {
   if (size === 0) return true;
   if (size < HEADER_BYTES) return false;
@@ -159,6 +165,7 @@ function attach(path, kind, buffer) {
  * recovered. (BlockStore has a kind of its own: see blocks.js.)
  */
 export const CACHE_ARENA = Object.freeze({
+  magic: MAGIC,
   create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
   attach: (buffer, options) => Arena.attach(buffer, options),
   recover: (arena, options) => arena.recoverAfterRestart(options),
@@ -202,8 +209,9 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
       arena = kind.create(buffer, planned, mappedArenaOptions(buffer));
     } else {
       if (size < HEADER_BYTES) {
+        // Cut short (its magic is there) or something else altogether.
         throw new ArenaCacheError(
-          size < 16 ? codes.ERR_ARENA_NOT_ARENA : codes.ERR_ARENA_TRUNCATED,
+          size < 16 || !startsWithMagic(fd, kind.magic) ? codes.ERR_ARENA_NOT_ARENA : codes.ERR_ARENA_TRUNCATED,
           `arena file ${path} is ${size} bytes, too small for an arena header; open it with { reset: true } to replace it with a new arena`,
         );
       }

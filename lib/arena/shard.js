@@ -20,7 +20,6 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import {
-  HAS_STALE,
   HAS_TTL,
   KEY_MATCH_MASK,
   keyWord,
@@ -28,7 +27,6 @@ import {
   recordFlags,
   recordKeyStart,
   recordTimeBytes,
-  RECORD_HEADER_BYTES,
   REWRITING,
   sealRecord,
   STAMP_F64,
@@ -189,7 +187,7 @@ export class Shard {
         const offset = (w0 - 1) * 8;
         const flags = u32[offset >>> 2];
         if (((flags & KEY_MATCH_MASK) >>> 0) === expectedWord) {
-          const keyStart = offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) << 1) + ((flags & HAS_STALE) >>> 4);
+          const keyStart = recordKeyStart(offset, flags);
           const k4 = keyStart >>> 2;
           let w = 0;
           while (w < whole && u32[k4 + w] === words[w]) w++;

@@ -24,6 +24,8 @@ const KNOWN = Object.freeze({
     'noDeleteOnFetchRejection',
   ],
 });
+/** fetch()'s options about loading (the others are for storing: setOptions). */
+const FETCHING = ['allowStale', 'forceRefresh', 'signal', 'context', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
 const BOOLEANS = ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
 
 /** Checks the options object of `method` (see KNOWN); returns it. */
@@ -54,27 +56,28 @@ export function checkEntryOptions(options, method) {
 
 /**
  * fetch()'s options, checked and with their defaults: `setOptions` for
- * storing the loaded value (undefined: the cache's defaults).
+ * storing the loaded value (its ttl and staleWhileRevalidate, where given).
  */
 export function readFetchOptions(options) {
-  const given = options === undefined ? {} : checkEntryOptions(options, 'fetch');
-  let setOptions;
-  if (given.ttl !== undefined || given.staleWhileRevalidate !== undefined) {
-    setOptions = {};
-    if (given.ttl !== undefined) setOptions.ttl = given.ttl;
-    if (given.staleWhileRevalidate !== undefined) setOptions.staleWhileRevalidate = given.staleWhileRevalidate;
-  }
-  return {
-    setOptions,
-    // A value in its stale window is there to be served while it is refreshed.
-    allowStale: given.allowStale ?? true,
-    forceRefresh: given.forceRefresh ?? false,
-    signal: given.signal,
-    context: given.context,
-    allowStaleOnFetchRejection: given.allowStaleOnFetchRejection ?? false,
-    noDeleteOnFetchRejection: given.noDeleteOnFetchRejection ?? false,
-  };
+  // Most calls pass no options: one answer for them all, not an object per call.
+  if (options === undefined) return FETCH_DEFAULTS;
+  const given = checkEntryOptions(options, 'fetch');
+  const resolved = { ...FETCH_DEFAULTS, setOptions: given };
+  for (const name of FETCHING) if (given[name] !== undefined) resolved[name] = given[name];
+  return resolved;
 }
+
+/** readFetchOptions() without options: every default once. */
+const FETCH_DEFAULTS = Object.freeze({
+  setOptions: undefined,
+  // A value in its stale window is there to be served while it is refreshed.
+  allowStale: true,
+  forceRefresh: false,
+  signal: undefined,
+  context: undefined,
+  allowStaleOnFetchRejection: false,
+  noDeleteOnFetchRejection: false,
+});
 
 /** `name` if it is an iterable (not a string), for the batch methods. */
 export function checkIterable(value, name) {

@@ -20,7 +20,7 @@
 // it is overdue by another fetchTimeoutMs.
 
 import { ArenaCacheError, codes } from '../errors.js';
-import { OUTCOME_UNCACHED } from '../arena/flights.js';
+import { OUTCOME_OK, OUTCOME_UNCACHED } from '../arena/flights.js';
 import { STAT } from '../arena/thread-stats.js';
 import { fetchStarted, publishFetch } from './diagnostics.js';
 
@@ -77,10 +77,8 @@ export class Fetcher {
     this.flights = flights;
     this.counters = counters;
     this.timeoutMs = timeoutMs;
-    /** Loads in flight in this thread (refreshes included), by key identity. */
+    /** Loads in flight in this thread (refreshes included), by key identity: see track(). */
     this.local = new Map();
-    /** How each load of this thread got its value: { waited } (from another thread's loader), for the 'arenacache:fetch' channel. */
-    this.how = new WeakMap();
   }
 
   /**
@@ -108,15 +106,10 @@ export class Fetcher {
         }
       }
     }
-    let loading = this.local.get(keyId);
-    if (loading === undefined) {
-      const how = { waited: false };
-      loading = this.track(keyId, this.load(key, hash, loader, o, stale, how));
-      this.how.set(loading, how);
-    }
+    const flight = this.local.get(keyId) ?? this.track(keyId, (started) => this.load(key, hash, loader, o, stale, started));
     let value;
     try {
-      value = await untilAborted(loading, o.signal);
+      value = await untilAborted(flight.promise, o.signal);
     } catch (error) {
       const aborted = o.signal?.aborted === true && error === o.signal.reason;
       if (stale !== undefined && o.allowStaleOnFetchRejection && !aborted) {
@@ -127,18 +120,24 @@ export class Fetcher {
       publishFetch(key, aborted ? 'aborted' : error?.code === codes.ERR_FETCH_TIMEOUT ? 'timeout' : 'error', startedAt, error);
       throw error;
     }
-    publishFetch(key, this.how.get(loading)?.waited ? 'wait' : 'load', startedAt);
+    publishFetch(key, flight.waited ? 'wait' : 'load', startedAt);
     return value;
   }
 
-  /** Registers a load of this thread under `keyId` until it settles. */
-  track(keyId, loading) {
-    this.local.set(keyId, loading);
+  /**
+   * Starts a load of this thread, `start(flight)`, and registers it under
+   * `keyId` until it settles: { promise, waited } (waited: its value came
+   * from another thread's loader).
+   */
+  track(keyId, start) {
+    const flight = { promise: null, waited: false };
+    flight.promise = start(flight);
+    this.local.set(keyId, flight);
     const forget = () => {
-      if (this.local.get(keyId) === loading) this.local.delete(keyId);
+      if (this.local.get(keyId) === flight) this.local.delete(keyId);
     };
-    loading.then(forget, forget);
-    return loading;
+    flight.promise.then(forget, forget);
+    return flight;
   }
 
   /**
@@ -151,13 +150,13 @@ export class Fetcher {
     if (claim.role !== 'loader') return;
     const startedAt = fetchStarted();
     // Its failure is counted (fetchErrors) and rejects no caller.
-    this.track(keyId, this.runLoader(key, loader, o, claim, stale)).then(
+    this.track(keyId, () => this.runLoader(key, loader, o, claim, stale)).promise.then(
       () => publishFetch(key, 'refresh', startedAt),
       (error) => publishFetch(key, 'refresh-error', startedAt, error),
     );
   }
 
-  async load(key, hash, loader, o, stale, how) {
+  async load(key, hash, loader, o, stale, flight) {
     // A holding that passed its loader's own deadline by this much has a loader that cannot run its timer.
     const overdueMs = 2 * this.timeoutMs;
     for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -169,7 +168,7 @@ export class Fetcher {
       const outcome = await this.flights.wait(slot, generation, overdueMs + 50);
       const value = this.cache.read(key, false);
       if (value !== undefined) {
-        how.waited = true;
+        flight.waited = true;
         return value;
       }
       if (outcome === 'timeout') {
@@ -228,7 +227,7 @@ export class Fetcher {
       this.cache.closedSignal.removeEventListener('abort', onClose);
     }
     if (!stored) counters[STAT.fetchUncached]++;
-    if (claim !== null) this.flights.complete(claim.slot, claim.holding, stored ? undefined : OUTCOME_UNCACHED);
+    if (claim !== null) this.flights.complete(claim.slot, claim.holding, stored ? OUTCOME_OK : OUTCOME_UNCACHED);
     return value;
   }
 }

@@ -749,8 +749,7 @@ export class SharedCache {
       readWasStale: () => this.#lastStale,
       store: (key, value, options) => {
         if (this.#closed) throw closedError();
-        const given = options ?? {};
-        return this.#store(key, value, given.ttl ?? this.#defaultTtl, given.staleWhileRevalidate ?? this.#defaultStale);
+        return this.#store(key, value, options?.ttl ?? this.#defaultTtl, options?.staleWhileRevalidate ?? this.#defaultStale);
       },
       dropIfLapsed: (key) => {
         if (this.#closed) return;

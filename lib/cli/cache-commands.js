@@ -11,11 +11,10 @@
 // them too; their instances stay valid). Values are never read, so the
 // codec matters only because open() checks it: the default codec is built
 // in, another one is loaded with --codec <module>[#<export>].
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { MAGIC } from '../arena/layout.js';
 import { codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
 import { formatBytes } from '../snapshot/table.js';
@@ -101,20 +100,6 @@ async function loadCodec(spec) {
 const API_HINT = /; (open it with \{ reset: true \}|pass options\.memoryBytes) .*$/s;
 const CODEC_NAMES = /created with the codec "(.*)" but .* given "(.*)";/;
 
-/** Whether `file` starts with the arena magic (false when it cannot be read). */
-function startsWithMagic(file) {
-  let fd;
-  try {
-    fd = openSync(file, 'r');
-    const bytes = Buffer.alloc(4);
-    return readSync(fd, bytes, 0, 4, 0) === 4 && bytes.readUInt32LE(0) === MAGIC;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 const NOT_ARENA = (file) => `${file} is not a cache file: it does not start with an arena header`;
 
 /** An error of SharedCache.open(file) in the words of the command line. */
@@ -128,11 +113,6 @@ function openError(error, file, codecGiven) {
       break;
     case codes.ERR_ARENA_NOT_ARENA:
       return fail(NOT_ARENA(file));
-    case codes.ERR_ARENA_TRUNCATED:
-      // open() calls a file shorter than a header "too small" before it reads
-      // its magic: a small file of anything else is not a cut-short arena.
-      if (!startsWithMagic(file)) return new CommandError(codes.ERR_ARENA_NOT_ARENA, NOT_ARENA(file), EXIT.failed, { cause: error });
-      break;
     case codes.ERR_CODEC_MISMATCH: {
       const names = CODEC_NAMES.exec(error.message);
       if (names === null) break;
