@@ -20,6 +20,7 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import {
+  HAS_STALE,
   HAS_TTL,
   KEY_MATCH_MASK,
   keyWord,
@@ -27,6 +28,7 @@ import {
   recordFlags,
   recordKeyStart,
   recordTimeBytes,
+  RECORD_HEADER_BYTES,
   REWRITING,
   sealRecord,
   STAMP_F64,
@@ -187,7 +189,9 @@ export class Shard {
         const offset = (w0 - 1) * 8;
         const flags = u32[offset >>> 2];
         if (((flags & KEY_MATCH_MASK) >>> 0) === expectedWord) {
-          const keyStart = recordKeyStart(offset, flags);
+          // recordKeyStart(offset, flags), written out: through the call,
+          // gets measured 2-3% slower (this loop is every get's and set's).
+          const keyStart = offset + RECORD_HEADER_BYTES + ((flags & HAS_TTL) << 1) + ((flags & HAS_STALE) >>> 4);
           const k4 = keyStart >>> 2;
           let w = 0;
           while (w < whole && u32[k4 + w] === words[w]) w++;
