@@ -589,7 +589,9 @@ export class Shard {
     const groupWrites = this.groupWrites;
     for (let g = this.groupBase; g < this.groupBase + this.groupCount; g++) {
       const writes = groupWrites[g];
-      groupWrites[g] = writes >= 0 && writes < MAX_WRITE_STAMP ? writes + 1 : Date.now() * 1024;
+      // As verify() judges a count: a whole number in range (a flipped low
+      // mantissa bit leaves a fraction, which +1 would keep forever).
+      groupWrites[g] = Number.isInteger(writes) && writes >= 0 && writes < MAX_WRITE_STAMP ? writes + 1 : Date.now() * 1024;
     }
   }
 
