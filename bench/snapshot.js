@@ -400,7 +400,9 @@ let ext4Type = 'unknown';
 try {
   const found = spawnSync('findmnt', ['-n', '-o', 'FSTYPE', '-T', config.dir], { encoding: 'utf8' });
   if (found.status === 0) ext4Type = found.stdout.trim();
-} catch {}
+} catch {
+  // No findmnt: the report says 'unknown'.
+}
 try {
   progress('warming up');
   await warmUp(path.join(scratch, 'warm-up'));

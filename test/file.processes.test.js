@@ -29,7 +29,7 @@ for (const processes of [2, 4]) {
     );
     // Every child then reads every other child's keys; so does this process.
     const reports = await Promise.all(
-      Array.from({ length: processes }, (_, id) =>
+      Array.from({ length: processes }, () =>
         runProcess({ mode: 'get', path, keys: Array.from({ length: processes }, (_, other) => keysOf(other)).flat() }),
       ),
     );

@@ -122,7 +122,7 @@ const attacks = [
   },
   {
     name: 'writeFile (write-back, then flush)',
-    options: (t) => ({ writeMode: 'write-back', blocks: new BlockStore({ memoryBytes: 4 * MiB }), flushIntervalMs: 0 }),
+    options: () => ({ writeMode: 'write-back', blocks: new BlockStore({ memoryBytes: 4 * MiB }), flushIntervalMs: 0 }),
     attempt: async (cfs) => {
       await cfs.writeFile('sub/wb.txt', 'written back');
       await cfs.flush();

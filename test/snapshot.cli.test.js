@@ -67,7 +67,7 @@ test('a session: init, snapshot, history, status, verify, restore, fork, pin, gc
   assert.equal(first.value.files, 3);
   const human = cli(['snapshot', '-m', 'second'], dir);
   assert.equal(human.code, 0);
-  assert.match(human.stdout, /^snapshot \d{8}T\d{9}Z-[0-9a-f]{6}\n  3 files, 1 directories, 0 symlinks, 100 KiB \(.+ newly stored\)\n  engine: requested auto, used /);
+  assert.match(human.stdout, /^snapshot \d{8}T\d{9}Z-[0-9a-f]{6}\n {2}3 files, 1 directories, 0 symlinks, 100 KiB \(.+ newly stored\)\n {2}engine: requested auto, used /);
 
   const history = json(['history'], dir);
   assert.equal(history.value.length, 2);
@@ -87,7 +87,7 @@ test('a session: init, snapshot, history, status, verify, restore, fork, pin, gc
   assert.equal(verified.value.ok, true);
   const worktree = cli(['verify', 'v1', '--worktree'], dir);
   assert.equal(worktree.code, 3);
-  assert.match(worktree.stdout, /^FAILED  .+ against \d{8}T/);
+  assert.match(worktree.stdout, /^FAILED {2}.+ against \d{8}T/);
 
   const refused = cli(['restore', 'v1'], dir);
   assert.equal(refused.code, 1);

@@ -77,9 +77,7 @@ Arguments::Arguments(const Napi::CallbackInfo& info, const char* signature)
   function_ = signature_.substr(0, signature_.find('('));
 }
 
-Arguments::Value Arguments::At(size_t index, const char* name) const {
-  return Value{info_[index], index, name};
-}
+Arguments::Value Arguments::At(size_t index, const char* name) const { return Value{info_[index], index, name}; }
 
 napi_valuetype Arguments::TypeOf(napi_value value) const {
   napi_valuetype type = napi_undefined;

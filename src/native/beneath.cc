@@ -255,8 +255,8 @@ size_t SuffixStart(const std::string& path) {
   return end;
 }
 
-int ResolveBeneath(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode,
-                   Links links, bool* outside) {
+int ResolveBeneath(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode, Links links,
+                   bool* outside) {
   *outside = false;
   if ((!path.empty() && path[0] == '/') || ClimbsAnywhere(path)) return Outside(outside);
   struct open_how how = {};

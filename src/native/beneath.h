@@ -30,8 +30,8 @@ enum class Links {
 // descriptor, or -1 with errno; a path that would leave the root fails with
 // EXDEV and sets *outside. `rootPath` is the root's real path, which
 // absolute links are compared with (kFollowInside only).
-int ResolveBeneath(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode,
-                   Links links, bool* outside);
+int ResolveBeneath(int root, const std::string& rootPath, const std::string& path, int flags, mode_t mode, Links links,
+                   bool* outside);
 
 // Opens the directory holding the last component of `path` beneath `root`
 // (following links as ResolveBeneath does) and sets *name to that component,

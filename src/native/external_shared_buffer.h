@@ -18,7 +18,6 @@ using ExternalDeleter = void (*)(void* data, size_t length, void* hint);
 
 // A SharedArrayBuffer over [data, data + length). `deleter(data, length,
 // hint)` is called once, on any thread, when V8 no longer needs the memory.
-Napi::Value NewExternalSharedArrayBuffer(Napi::Env env, void* data, size_t length, ExternalDeleter deleter,
-                                         void* hint);
+Napi::Value NewExternalSharedArrayBuffer(Napi::Env env, void* data, size_t length, ExternalDeleter deleter, void* hint);
 
 }  // namespace arenacache

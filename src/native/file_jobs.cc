@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "arguments.h"
+#include "beneath.h"
 #include "columns.h"
 #include "errors.h"
-#include "beneath.h"
 
 namespace arenacache {
 
@@ -190,11 +190,17 @@ struct timespec TimeOf(double seconds, uint32_t nanoseconds) {
 template <typename T>
 constexpr napi_typedarray_type ArrayType();
 template <>
-constexpr napi_typedarray_type ArrayType<uint8_t>() { return napi_uint8_array; }
+constexpr napi_typedarray_type ArrayType<uint8_t>() {
+  return napi_uint8_array;
+}
 template <>
-constexpr napi_typedarray_type ArrayType<uint32_t>() { return napi_uint32_array; }
+constexpr napi_typedarray_type ArrayType<uint32_t>() {
+  return napi_uint32_array;
+}
 template <>
-constexpr napi_typedarray_type ArrayType<double>() { return napi_float64_array; }
+constexpr napi_typedarray_type ArrayType<double>() {
+  return napi_float64_array;
+}
 
 // Copies the column jobs[name], a `type` of `count` elements: a copy,
 // because JavaScript may change or detach its arrays while the threads run
@@ -383,8 +389,7 @@ bool FileJobs::Parse(Arguments& args, const Arguments::Value& jobs, const Argume
     return false;
   }
   const Arguments::Value packPath = value;
-  if (!option("packOffset") ||
-      !args.Integer(value, 0, kMaxSafeInteger, &packOffset_, "a non-negative integer") ||
+  if (!option("packOffset") || !args.Integer(value, 0, kMaxSafeInteger, &packOffset_, "a non-negative integer") ||
       !option("retries") || !args.Integer(value, 0, 10, &retries_) || !option("sourceRoot") ||
       !args.Text(value, &sourceRoot_)) {
     return false;
@@ -397,8 +402,8 @@ bool FileJobs::Parse(Arguments& args, const Arguments::Value& jobs, const Argume
     for (size_t i = 0; i < n; i++) {
       // Sources beneath the root are relative to it (extractions read packs, named in full).
       if (ops_[i] != kOpExtract && srcs_[i][0] == '/') {
-        return args.FailString(true, 0, "jobs.srcs[" + std::to_string(i) + "]",
-                               "a path relative to options.sourceRoot", srcs_[i]);
+        return args.FailString(true, 0, "jobs.srcs[" + std::to_string(i) + "]", "a path relative to options.sourceRoot",
+                               srcs_[i]);
       }
     }
   }
@@ -754,7 +759,8 @@ bool FileJobs::ReadPackRange(Thread& thread, size_t i, size_t& got, Failure& fai
   const size_t length = static_cast<size_t>(lengths_[i]);
   if (!thread.Reserve(length)) return Fail(failure, ENOMEM, "read");
   if (!ReadAt(thread.packFd, thread.buffer, length, static_cast<uint64_t>(offsets_[i]), got, failure)) return false;
-  if (!thread.sha.Begin() || !thread.sha.Update(thread.buffer, got) || !thread.sha.Finish(&hashes_[i * Sha256::kSize])) {
+  if (!thread.sha.Begin() || !thread.sha.Update(thread.buffer, got) ||
+      !thread.sha.Finish(&hashes_[i * Sha256::kSize])) {
     return Fail(failure, ENOMEM, "sha256");
   }
   sizes_[i] = static_cast<double>(got);
@@ -832,9 +838,9 @@ bool FileJobs::FinishDst(size_t i, int& out, Failure& failure) {
 // On Execute's thread.
 void FileJobs::SendProgress() {
   if (progressContext_ == nullptr || progressContext_->inFlight.exchange(true)) return;
-  auto* report = new ProgressReport{static_cast<double>(done_.load(std::memory_order_relaxed)),
-                                    static_cast<double>(count_),
-                                    static_cast<double>(doneBytes_.load(std::memory_order_relaxed))};
+  auto* report =
+      new ProgressReport{static_cast<double>(done_.load(std::memory_order_relaxed)), static_cast<double>(count_),
+                         static_cast<double>(doneBytes_.load(std::memory_order_relaxed))};
   if (progress_.NonBlockingCall(report) != napi_ok) {
     delete report;
     progressContext_->inFlight = false;
@@ -843,8 +849,7 @@ void FileJobs::SendProgress() {
 
 // On the main thread; env is null when the threadsafe function is torn down
 // with reports still queued (the context is gone by then).
-void FileJobs::CallProgress(Napi::Env env, Napi::Function callback, ProgressContext* context,
-                            ProgressReport* report) {
+void FileJobs::CallProgress(Napi::Env env, Napi::Function callback, ProgressContext* context, ProgressReport* report) {
   std::unique_ptr<ProgressReport> owned(report);
   if (static_cast<napi_env>(env) == nullptr || callback.IsEmpty() || report == nullptr) return;
   context->inFlight = false;

@@ -173,8 +173,7 @@ class FileJobs : public Napi::AsyncWorker {
   // settles.
   struct ProgressContext;
   struct ProgressReport;
-  static void CallProgress(Napi::Env env, Napi::Function callback, ProgressContext* context,
-                           ProgressReport* report);
+  static void CallProgress(Napi::Env env, Napi::Function callback, ProgressContext* context, ProgressReport* report);
   using ProgressFunction = Napi::TypedThreadSafeFunction<ProgressContext, ProgressReport, CallProgress>;
   Napi::FunctionReference progressCallback_;
   ProgressFunction progress_;

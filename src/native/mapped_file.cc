@@ -1,8 +1,8 @@
 #include "mapped_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>

@@ -11,7 +11,9 @@ namespace arenacache {
 inline Napi::Object StatsObject(Napi::Env env, const uv_stat_t& s) {
   Napi::Object stats = Napi::Object::New(env);
   auto set = [&](const char* name, double value) { stats.Set(name, Napi::Number::New(env, value)); };
-  auto ms = [](const uv_timespec_t& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6; };
+  auto ms = [](const uv_timespec_t& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  };
   set("dev", static_cast<double>(s.st_dev));
   set("ino", static_cast<double>(s.st_ino));
   set("mode", static_cast<double>(s.st_mode));

@@ -210,7 +210,8 @@ int RootFiles::Call::Parent(const std::string& relative, std::string* name, cons
   // leads: it must lead beneath the root, as any lookup does (else what is
   // outside would show in the answer: EEXIST, ENOTDIR or ENOENT).
   if (AsksForDirectory(*name)) {
-    const int probe = ResolveBeneath(root, rootPath, WithoutSuffix(relative), O_PATH, 0, Links::kFollowInside, &escaped);
+    const int probe =
+        ResolveBeneath(root, rootPath, WithoutSuffix(relative), O_PATH, 0, Links::kFollowInside, &escaped);
     if (probe >= 0) {
       close(probe);
     } else if (escaped) {
@@ -265,9 +266,7 @@ int RootFiles::Call::OpenFile(int openFlags, mode_t openMode, uv_stat_t* stats) 
 
 void RootFiles::Call::Run() {
   switch (op) {
-    case kOpen:
-      fd = OpenFile(flags, static_cast<mode_t>(mode), &after);
-      break;
+    case kOpen: fd = OpenFile(flags, static_cast<mode_t>(mode), &after); break;
     case kStat: {
       const int file = Resolve(path, O_PATH, 0, "stat");
       if (file < 0) break;
@@ -275,12 +274,8 @@ void RootFiles::Call::Run() {
       close(file);
       break;
     }
-    case kReaddir:
-      Readdir();
-      break;
-    case kMkdir:
-      Mkdir(path, (flags & kRecursive) != 0);
-      break;
+    case kReaddir: Readdir(); break;
+    case kMkdir: Mkdir(path, (flags & kRecursive) != 0); break;
     case kUnlink: {
       std::string name;
       const int parent = Parent(path, &name, "unlink");
@@ -301,18 +296,11 @@ void RootFiles::Call::Run() {
       close(target);
       break;
     }
-    case kRm:
-      Rm();
-      break;
-    case kLoad:
-      Load();
-      break;
+    case kRm: Rm(); break;
+    case kLoad: Load(); break;
     case kStore:
-    case kRewrite:
-      Store();
-      break;
-    default:
-      Fail(EINVAL, "open");
+    case kRewrite: Store(); break;
+    default: Fail(EINVAL, "open");
   }
 }
 
@@ -520,7 +508,8 @@ void RootFiles::Call::Store() {
   Descriptor guard(file);
   for (size_t done = 0; done < inputLength;) {
     const size_t chunk = std::min(inputLength - done, kMaxTransfer);
-    const ssize_t wrote = rewrite ? pwrite(file, inputData + done, chunk, static_cast<off_t>(done)) : write(file, inputData + done, chunk);
+    const ssize_t wrote = rewrite ? pwrite(file, inputData + done, chunk, static_cast<off_t>(done))
+                                  : write(file, inputData + done, chunk);
     if (wrote < 0) {
       if (errno == EINTR) continue;
       Fail(errno, "write");
@@ -537,19 +526,16 @@ void RootFiles::Call::Store() {
 
 Napi::Value RootFiles::Call::Result(Napi::Env env) {
   switch (op) {
-    case kOpen:
-      return Napi::Number::New(env, fd);
+    case kOpen: return Napi::Number::New(env, fd);
     case kStat:
     case kStore:
-    case kRewrite:
-      return StatsObject(env, after);
+    case kRewrite: return StatsObject(env, after);
     case kReaddir: {
       Napi::Array array = Napi::Array::New(env, names.size());
       for (size_t i = 0; i < names.size(); i++) array.Set(static_cast<uint32_t>(i), Napi::String::New(env, names[i]));
       return array;
     }
-    case kMkdir:
-      return hasCreated ? Napi::String::New(env, created) : env.Undefined();
+    case kMkdir: return hasCreated ? Napi::String::New(env, created) : env.Undefined();
     case kLoad: {
       Napi::Buffer<char> bytes;
       if (length <= kCopyLimit) {
@@ -564,8 +550,7 @@ Napi::Value RootFiles::Call::Result(Napi::Env env) {
       result.Set("after", StatsObject(env, after));
       return result;
     }
-    default:
-      return env.Undefined();
+    default: return env.Undefined();
   }
 }
 
@@ -601,7 +586,9 @@ Napi::Value RootFiles::Call::Failure(Napi::Env env) const {
   // Calls on a descriptor name no path, as node:fs words them.
   const bool named = std::strcmp(syscall, "read") != 0 && std::strcmp(syscall, "write") != 0 &&
                      std::strcmp(syscall, "fstat") != 0 && std::strcmp(syscall, "ftruncate") != 0;
-  return FsError(env, error, syscall, named ? Absolute(path) : std::string(), named && op == kRename ? Absolute(dest) : std::string()).Value();
+  const std::string shownPath = named ? Absolute(path) : std::string();
+  const std::string shownDest = named && op == kRename ? Absolute(dest) : std::string();
+  return FsError(env, error, syscall, shownPath, shownDest).Value();
 }
 
 void RootFiles::Init(Napi::Env env, Napi::Object exports) {
@@ -663,7 +650,9 @@ bool RootFiles::Parse(const Napi::CallbackInfo& info, const char* signature, Cal
 Napi::Value RootFiles::CallSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Call call;
-  if (!Parse(info, "rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode[, data])", &call)) return env.Undefined();
+  if (!Parse(info, "rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode[, data])", &call)) {
+    return env.Undefined();
+  }
   call.Run();
   if (call.error != 0) {
     Napi::Error(env, call.Failure(env)).ThrowAsJavaScriptException();
@@ -690,7 +679,8 @@ Napi::Value RootFiles::CallAsync(const Napi::CallbackInfo& info) {
   return Napi::Value(env, promise);
 }
 
-RootFiles::RootFiles(Napi::Env env, Call&& call) : Napi::AsyncWorker(env, "arenacache:rootFiles"), call_(std::move(call)) {
+RootFiles::RootFiles(Napi::Env env, Call&& call)
+    : Napi::AsyncWorker(env, "arenacache:rootFiles"), call_(std::move(call)) {
   call_.inputData = call_.input.data();
 }
 

@@ -33,10 +33,10 @@ class RootFiles : public Napi::AsyncWorker {
     kReaddir = 3,  // -> names, without "." and ".."
     kMkdir = 4,    // flags 1: recursive -> the first directory made (relative) or undefined
     kUnlink = 5,
-    kRename = 6,  // path -> dest
-    kRm = 7,      // flags 1: recursive, 2: force
-    kLoad = 8,    // -> { before, data, after }: the stats around one read of the whole file
-    kStore = 9,   // writes data through open(flags, mode) -> stats after
+    kRename = 6,    // path -> dest
+    kRm = 7,        // flags 1: recursive, 2: force
+    kLoad = 8,      // -> { before, data, after }: the stats around one read of the whole file
+    kStore = 9,     // writes data through open(flags, mode) -> stats after
     kRewrite = 10,  // data becomes the whole file, written in place, then cut to size -> stats after
   };
 

@@ -1,9 +1,10 @@
 #include "thread_identity.h"
 
-#include <cerrno>
-#include <cstdint>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 
 #include "arguments.h"
 

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "arguments.h"
+#include "beneath.h"
 #include "columns.h"
 #include "errors.h"
-#include "beneath.h"
 #include "sha256.h"
 
 namespace arenacache {
@@ -68,8 +68,8 @@ Napi::Value TreeScan::ScanTree(const Napi::CallbackInfo& info) {
   const Arguments::Value names = args.At(1, "exclude");
   uint32_t count = 0;
   std::vector<std::string> exclude;
-  if (!args.Count(2) || !args.Path(args.At(0, "root"), &root) ||
-      !args.Array(names, "an array of file names", &count) || !args.Strings(names, count, name, &exclude)) {
+  if (!args.Count(2) || !args.Path(args.At(0, "root"), &root) || !args.Array(names, "an array of file names", &count) ||
+      !args.Strings(names, count, name, &exclude)) {
     return env.Undefined();
   }
   // Refused as lib/native.js refuses them: no entry of the top level has such a name.
@@ -298,8 +298,14 @@ void TreeScan::Digest() {
     record.clear();
     record.append(paths_[i]);
     record.push_back('\0');
-    const uint64_t numbers[] = {types_[i], modes_[i], static_cast<uint64_t>(sizes_[i]), stats_.devs[i], stats_.inos[i],
-                                static_cast<uint64_t>(stats_.mtimeSec[i]), stats_.mtimeNsec[i], static_cast<uint64_t>(stats_.ctimeSec[i]),
+    const uint64_t numbers[] = {types_[i],
+                                modes_[i],
+                                static_cast<uint64_t>(sizes_[i]),
+                                stats_.devs[i],
+                                stats_.inos[i],
+                                static_cast<uint64_t>(stats_.mtimeSec[i]),
+                                stats_.mtimeNsec[i],
+                                static_cast<uint64_t>(stats_.ctimeSec[i]),
                                 stats_.ctimeNsec[i]};
     record.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
     record.append(targets_[i]);
@@ -334,14 +340,16 @@ void TreeScan::OnOK() {
   for (const std::string& value : paths_) total += value.size();
   for (const std::string& value : targets_) total += value.size();
   const bool joined = total < (size_t{1} << 28);
-  result.Set("paths", joined ? Napi::Value(Napi::String::New(env, Joined(paths_))) : Napi::Value(NewStringColumn(env, paths_)));
+  result.Set("paths",
+             joined ? Napi::Value(Napi::String::New(env, Joined(paths_))) : Napi::Value(NewStringColumn(env, paths_)));
   result.Set("types", NewColumn(env, types_));
   result.Set("modes", NewColumn(env, modes_));
   result.Set("sizes", NewColumn(env, sizes_));
   result.Set("atimeSec", NewColumn(env, atimeSec_));
   result.Set("atimeNsec", NewColumn(env, atimeNsec_));
   stats_.Export(env, result);
-  result.Set("targets", joined ? Napi::Value(Napi::String::New(env, Joined(targets_))) : Napi::Value(NewStringColumn(env, targets_)));
+  result.Set("targets", joined ? Napi::Value(Napi::String::New(env, Joined(targets_)))
+                               : Napi::Value(NewStringColumn(env, targets_)));
   result.Set("vanished", NewStringColumn(env, vanished_));
   result.Set("digest", Napi::String::New(env, digest_));
   deferred_.Resolve(result);

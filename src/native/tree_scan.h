@@ -16,6 +16,7 @@
 #pragma once
 
 #include <napi.h>
+#include <sys/stat.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -23,7 +24,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "columns.h"

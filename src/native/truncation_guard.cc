@@ -31,7 +31,8 @@ GuardedRange ranges[kMaxRanges];
 std::mutex tableMutex;
 // How many guarded mappings faulted, read by JavaScript before each lock.
 alignas(64) std::atomic<int32_t> faultCount{0};
-static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t), "an atomic int32 must be a plain int32 to share with JS");
+static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t),
+              "an atomic int32 must be a plain int32 to share with JS");
 
 struct sigaction previousAction;
 std::once_flag installOnce;
@@ -42,7 +43,8 @@ void PassOn(int signal, siginfo_t* info, void* context) {
     previousAction.sa_sigaction(signal, info, context);
     return;
   }
-  if (previousAction.sa_handler != SIG_DFL && previousAction.sa_handler != SIG_IGN && previousAction.sa_handler != nullptr) {
+  if (previousAction.sa_handler != SIG_DFL && previousAction.sa_handler != SIG_IGN &&
+      previousAction.sa_handler != nullptr) {
     previousAction.sa_handler(signal);
     return;
   }
@@ -120,7 +122,8 @@ void TruncationGuard::Init(Napi::Env env, Napi::Object exports) {
 Napi::Value TruncationGuard::Faults(const Napi::CallbackInfo& info) {
   Arguments args(info, "mappingFaults()");
   if (!args.Count(0)) return info.Env().Undefined();
-  return NewExternalSharedArrayBuffer(info.Env(), reinterpret_cast<void*>(&faultCount), sizeof(int32_t), NoDelete, nullptr);
+  return NewExternalSharedArrayBuffer(info.Env(), reinterpret_cast<void*>(&faultCount), sizeof(int32_t), NoDelete,
+                                      nullptr);
 }
 
 Napi::Value TruncationGuard::Truncated(const Napi::CallbackInfo& info) {
