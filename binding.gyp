@@ -23,7 +23,11 @@
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions", "-O2"],
       "cflags_cc!": ["-fno-exceptions", "-O2"],
-      "cflags_cc": ["-O3", "-fvisibility=hidden", "-std=c++17", "-Wall", "-Wextra"],
+      # No -std here: each Node's common.gypi sets the standard its headers
+      # need (gnu++17 up to Node 22, gnu++20 from Node 24, whose V8 requires
+      # it). -Wno-restrict: GCC 12 in C++20 mode warns about std::string
+      # assignments of short literals at -O3 (GCC bug 105329, a false positive).
+      "cflags_cc": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-restrict"],
       "cflags": ["-O3", "-fvisibility=hidden"]
     }
   ]

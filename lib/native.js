@@ -378,9 +378,12 @@ function checkPath(name, value) {
   }
 }
 
-/** describe(), with the length of an array or typed array (what a column check complains about). */
+/**
+ * describe(), with the length of an array or typed array (what a column check complains about).
+ * @param {unknown} value
+ */
 function describeColumn(value) {
-  return ArrayBuffer.isView(value) ? `a ${value.constructor.name} of length ${value.length}` : describe(value);
+  return ArrayBuffer.isView(value) ? `a ${value.constructor.name} of length ${/** @type {NodeJS.TypedArray} */ (value).length}` : describe(value);
 }
 
 /**
@@ -435,6 +438,7 @@ export const FLAG_UNSTABLE = 1;
 export const FLAG_MISMATCH = 2;
 export const FLAG_SHORT = 4;
 
+/** @type {[string, Float64ArrayConstructor | Uint32ArrayConstructor][]} */
 const NUMBER_COLUMNS = [
   ['offsets', Float64Array],
   ['lengths', Float64Array],
@@ -523,6 +527,20 @@ function checkBooleanOption(options, name) {
   return value;
 }
 
+// With options.sourceRoot, the sources of clone, pack and hash jobs are
+// paths relative to it, opened beneath it without following any link.
+function checkSourceRoot(options, checked) {
+  const root = options.sourceRoot === undefined ? '' : options.sourceRoot;
+  if (typeof root !== 'string' || root.includes('\0')) throw new TypeError(`options.sourceRoot must be a string without NUL bytes (got ${describe(root)})`);
+  if (root === '') return root;
+  checked.srcs.forEach((src, i) => {
+    if (checked.ops[i] !== JOB_EXTRACT && (src === '' || src.startsWith('/'))) {
+      throw new RangeError(`jobs.srcs[${i}] must be a path relative to options.sourceRoot (got ${describe(src)})`);
+    }
+  });
+  return root;
+}
+
 /**
  * Runs file jobs (clone, pack, extract, hash; all columns of one entry per
  * job) on `options.threads` threads of their own. A job that fails records
@@ -545,20 +563,6 @@ function checkBooleanOption(options, name) {
  *   mtimeNsec: Uint32Array, ctimeSec: Float64Array, ctimeNsec: Uint32Array, packEnd: number,
  *   bytes: number }>} errorOnDst[i] is 1 when the failed call was on dsts[i] (or the pack), 0 on srcs[i]
  */
-// With options.sourceRoot, the sources of clone, pack and hash jobs are
-// paths relative to it, opened beneath it without following any link.
-function checkSourceRoot(options, checked) {
-  const root = options.sourceRoot === undefined ? '' : options.sourceRoot;
-  if (typeof root !== 'string' || root.includes('\0')) throw new TypeError(`options.sourceRoot must be a string without NUL bytes (got ${describe(root)})`);
-  if (root === '') return root;
-  checked.srcs.forEach((src, i) => {
-    if (checked.ops[i] !== JOB_EXTRACT && (src === '' || src.startsWith('/'))) {
-      throw new RangeError(`jobs.srcs[${i}] must be a path relative to options.sourceRoot (got ${describe(src)})`);
-    }
-  });
-  return root;
-}
-
 export function runFileJobs(jobs, options = {}, onProgress = undefined) {
   if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object (got ${describe(options)})`);
   const checkExpected = checkBooleanOption(options, 'checkExpected');

@@ -9,7 +9,7 @@
 //    where it fails the install.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localNodeDir } from './node-headers.js';
@@ -26,6 +26,19 @@ function loads() {
   const env = { ...process.env };
   delete env.ARENACACHE_NATIVE;
   return spawnSync(process.execPath, ['--input-type=module', '-e', probe], { env, stdio: 'ignore' }).status === 0;
+}
+
+function tellTerminal(text) {
+  try {
+    const fd = openSync('/dev/tty', 'w');
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // No controlling terminal (CI, a service): stderr above is all there is.
+  }
 }
 
 function nodeGypCommand() {
@@ -46,18 +59,27 @@ if (!process.argv.includes('--force') && loads()) {
 const [command, ...prefixArgs] = nodeGypCommand();
 const args = [...prefixArgs, 'rebuild'];
 const nodeDir = localNodeDir();
+const buildEnv = { ...process.env };
+// A configured nodedir for another Node version would give a binary that
+// does not load; without one that matches, node-gyp fetches the headers.
+delete buildEnv.npm_config_nodedir;
 if (nodeDir) args.push(`--nodedir=${nodeDir}`);
 console.log(`arenacache: building the native addon (node-gyp ${args.slice(prefixArgs.length).join(' ')})`);
-const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: buildEnv });
 if (result.status === 0 && loads()) {
   console.log('arenacache: native addon built');
   process.exit(0);
 }
 const reason = result.error ? result.error.message : `node-gyp exited with status ${result.status}`;
-console.error(
-  `arenacache: could not build the native addon (${reason}).\n` +
-    '  It needs python3, make and a C++ compiler (Debian: apt-get install python3 make g++).\n' +
-    '  The in-memory SharedCache works without it; file-backed arenas and fast\n' +
-    '  dead-thread detection need it. Retry with: npm rebuild arenacache',
-);
+const message =
+  `arenacache: no prebuilt binary fits Node ${process.version} (ABI ${process.versions.modules}) on ` +
+  `${process.platform}-${process.arch}, and the native addon could not be built (${reason}).\n` +
+  '  Building needs python3, make and a C++ compiler (Debian: apt-get install python3 make g++).\n' +
+  '  The in-memory SharedCache works without it; file-backed arenas, BlockStore files,\n' +
+  '  CacheFS, workspace snapshots and fast dead-thread detection need it.\n' +
+  '  Retry with: npm rebuild arenacache\n';
+process.stderr.write(message);
+// npm shows a dependency's install output only when the script fails; this
+// one succeeds (the in-memory cache works), so tell the terminal directly.
+if (!required) tellTerminal(message);
 process.exit(required ? 1 : 0);

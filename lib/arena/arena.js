@@ -378,6 +378,7 @@ export class Arena {
     if (length > TEXT_SCRATCH_MAX) {
       const copy = Buffer.allocUnsafe(length);
       shard.bytes.copy(copy, 0, start, start + length);
+      // @ts-expect-error utf8Slice: Node's internal Buffer method (not in @types/node), the decoder without toString's checks
       return copy.utf8Slice(0, length);
     }
     let scratch = this.textScratch;
@@ -396,6 +397,7 @@ export class Arena {
     } else {
       shard.bytes.copy(scratch, 0, start, start + length);
     }
+    // @ts-expect-error utf8Slice: Node's internal Buffer method (not in @types/node), the decoder without toString's checks
     return scratch.utf8Slice(0, length);
   }
 

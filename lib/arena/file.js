@@ -160,6 +160,15 @@ function attach(path, kind, buffer) {
 }
 
 /**
+ * A kind of arena file content: its magic, and how a new one is written into
+ * a mapped buffer (`plan`: what openArenaFile's options.plan() returned, in
+ * the shape this kind's create takes), an existing one attached, and one left
+ * by exited processes recovered.
+ * @typedef {{ magic: number, create(buffer: SharedArrayBuffer, plan: unknown, options: object): object,
+ *   attach(buffer: SharedArrayBuffer, options: object): object, recover(arena: object, options: { rebuildLocked: boolean }): number }} ArenaKind
+ */
+
+/**
  * The cache arena as a kind of file content: how a new one is written into
  * a mapped file, an existing one attached, and one left by exited processes
  * recovered. (BlockStore has a kind of its own: see blocks.js.)
@@ -174,7 +183,7 @@ export const CACHE_ARENA = Object.freeze({
 /**
  * Opens the arena in the file at `path`, creating or resetting it if asked.
  * @param {string} path
- * @param {{ plan: null | (() => { memoryBytes: number }), reset: boolean, mode: number, populate: boolean, kind?: typeof CACHE_ARENA }} options
+ * @param {{ plan: null | (() => { memoryBytes: number }), reset: boolean, mode: number, populate: boolean, kind?: ArenaKind }} options
  *   `plan` lays out a new arena (null: the caller gave no memoryBytes, so the
  *   file must hold one already) and is handed to kind.create; `reset`
  *   replaces whatever the file holds; `kind` says what the arena is.

@@ -233,6 +233,7 @@ export class FlightTable {
     // Re-check: if the slot was reused while we read, the error may be another's.
     if (words[base + F_OUTCOME_GENERATION] !== ((generation + 1) | 0)) return null;
     if (fields.name === 'ArenaCacheError' && typeof fields.code === 'string') return new ArenaCacheError(fields.code, fields.message);
+    /** @type {Error & { code?: string }} */
     const error = new Error(fields.message);
     error.name = fields.name;
     if (fields.code !== undefined) error.code = fields.code;

@@ -292,7 +292,8 @@ export function headerChecksum(bytes) {
  * @param {SharedArrayBuffer} buffer
  * @param {ReturnType<typeof computeLayout>} layout
  * @param {{ defaultTtl: number, lockLeaseMs: number, max: number, codecName: string, ttlResolution: number,
- *   sweepIntervalMs: number, sweepChecks: number, fetchTimeoutMs: number, recordChecksums?: boolean }} settings
+ *   sweepIntervalMs: number, sweepChecks: number, fetchTimeoutMs: number, recordChecksums?: boolean,
+ *   defaultStaleMs?: number }} settings
  */
 export function writeHeader(buffer, layout, settings) {
   const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);

@@ -79,6 +79,7 @@ class EvictionPolicy {
    * The ring for a record of `size` bytes with `hash`: a new entry when
    * `previous` is null, else a new version of an entry that was in `previous`.
    * `cacheFull`: the insert had to evict for `max`.
+   * @type {(size: number, hash: number, cacheFull: boolean, previous: import('./ring.js').Ring | null) => import('./ring.js').Ring}
    */
   place() {
     return this.shard.main;
@@ -260,7 +261,10 @@ class SampledPolicy extends EvictionPolicy {
     if (!this.evictSampled()) this.evictTail(ring, slot, size, this.shard.evictionCause);
   }
 
-  /** Score of the entry in `slot` whose record is at `offset`: the lowest is evicted; null: never chosen. */
+  /**
+   * Score of the entry in `slot` whose record is at `offset`: the lowest is evicted; null: never chosen.
+   * @type {(slot: number, offset: number) => number | null}
+   */
   score() {
     return 0;
   }
@@ -345,7 +349,19 @@ class ExpiryPolicy extends SampledPolicy {
   }
 }
 
-/** The policy object for a shard, by name. */
+/**
+ * A shard's eviction policy: `maxFrequency` is the frequency readers may
+ * raise an entry to; `marksOlderHalfOnly` (lru) that a read counts only in
+ * the older half of the main ring.
+ * @typedef {EvictionPolicy & { maxFrequency: number, marksOlderHalfOnly?: boolean }} Policy
+ */
+
+/**
+ * The policy object for a shard, by name.
+ * @param {string} name
+ * @param {import('./shard.js').Shard} shard
+ * @returns {Policy}
+ */
 export function createPolicy(name, shard) {
   switch (name) {
     case 'lru':

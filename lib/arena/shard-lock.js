@@ -100,6 +100,7 @@ export class ShardLock {
     return this.acquireContended(shard);
   }
 
+  /** @param {import('./shard.js').Shard} shard */
   acquireContended(shard) {
     const meta = shard.meta;
     this.counters[STAT.lockWaits]++;

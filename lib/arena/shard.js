@@ -126,7 +126,11 @@ export class Shard {
     this.writtenSlot = -1;
     this.writtenOffset = 0;
     this.writtenStamp = 0;
-    /** The counter an eviction counts into: memory pressure, or the entry bound. */
+    /**
+     * The counter an eviction counts into: STAT.evictions (memory pressure)
+     * or STAT.evictionsMax (the entry bound).
+     * @type {number}
+     */
     this.evictionCause = STAT.evictions;
   }
 
@@ -470,7 +474,9 @@ export class Shard {
     if (typeof value !== 'string') this.u8.set(value, valueStart);
     // As many UTF-8 bytes as UTF-16 units: all ASCII, whose UTF-8 bytes are
     // its Latin-1 bytes, which V8 writes about twice as fast.
+    // @ts-expect-error latin1Write: Node's internal Buffer method (not in @types/node), write() without its argument checks
     else if (valueLength === value.length) this.bytes.latin1Write(value, valueStart, valueLength);
+    // @ts-expect-error utf8Write: Node's internal Buffer method (not in @types/node), write() without its argument checks
     else this.bytes.utf8Write(value, valueStart, valueLength);
   }
 

@@ -184,6 +184,7 @@ export class StructureRegion {
       p += 2;
       if (p + length > limit) return null;
       // Decoded from a copy: UTF-8 decoding of memory another thread may be writing can crash (see Arena#readUtf8).
+      // @ts-expect-error utf8Slice: Node's internal Buffer method (not in @types/node), the decoder without toString's checks
       names[k] = Buffer.from(this.text.subarray(p, p + length)).utf8Slice(0, length);
       p += length;
     }

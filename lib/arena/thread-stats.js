@@ -68,6 +68,10 @@ const heldSlots = new Map();
  * namespace; otherwise the kernel is asked about the owner's tid, which is
  * only meaningful in this process's namespace (an in-memory arena's threads
  * are all in this process).
+ * @param {Int32Array} owners
+ * @param {number} slot
+ * @param {import('./liveness.js').ThreadLiveness | null} liveness
+ * @returns {number}
  */
 function ownerIsGone(owners, slot, liveness) {
   const tid = Atomics.load(owners, slot * WORDS_PER_SLOT);

@@ -93,8 +93,10 @@ export class BlockStore {
   #closed = false;
 
   /**
-   * A block store in a new SharedArrayBuffer.
-   * @param {typeof BLOCK_DEFAULTS} options
+   * A block store in a new SharedArrayBuffer (see BLOCK_DEFAULTS; memoryBytes
+   * is required). attach() and open() pass the store they made under kAttach.
+   * @param {{ memoryBytes: number, blockBytes?: number, stripes?: number }
+   *   | { [kAttach]: { arena: BlockArena, path: string | null, mapped: boolean } }} options
    */
   constructor(options) {
     let arena;

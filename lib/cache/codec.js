@@ -192,6 +192,7 @@ class ArenaMsgpackCodec {
       // Uint8Array copy of the source, and Buffers inside the value would
       // come back as Uint8Arrays that once. _mergeStructures is how msgpackr
       // itself takes loaded structures (and marks those with two-byte ids).
+      // @ts-expect-error _mergeStructures: msgpackr's internal method (not in its typings)
       this.#decoder._mergeStructures(region.structures.slice());
       this.#decoderCount = region.count;
     }

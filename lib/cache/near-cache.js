@@ -318,6 +318,7 @@ function freezableData(object, depth) {
 function freezable(object, depth) {
   if (!plainNode(object, depth)) return false;
   // Accessors could run code on every read and hide state freezing cannot reach.
+  /** @type {{ [key: PropertyKey]: PropertyDescriptor }} */
   const descriptors = Object.getOwnPropertyDescriptors(object);
   for (const name of Reflect.ownKeys(descriptors)) {
     const descriptor = descriptors[name];

@@ -150,7 +150,7 @@ export class SharedCache {
     let codec;
     let path = null;
     let mapped = false;
-    let outbox = null;
+    let outbox;
     let nearCache;
     const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
     if (attaching) {
@@ -183,8 +183,11 @@ export class SharedCache {
   }
 
   /**
-   * Attaches to a cache created in another thread, from its `handle`.
-   * @param {{ type: string, version: number, buffer: SharedArrayBuffer, path?: string | null } | SharedArrayBuffer} handle
+   * Attaches to a cache created in another thread, from its `handle`: cache.handle (`outbox` the
+   * buffer the InvalidationBus reads this instance's writes from), or its bare SharedArrayBuffer,
+   * which has no path and no outbox.
+   * @param {{ type: string, version: number, buffer: SharedArrayBuffer, path?: string | null, outbox?: SharedArrayBuffer | null }
+   *   | (SharedArrayBuffer & { path?: undefined })} handle
    * @param {{ codec?: object }} [options]
    */
   static attach(handle, options) {

@@ -54,6 +54,7 @@ export const CACHE_COMMANDS = {
   },
 };
 
+/** @type {import('node:util').ParseArgsConfig['options']} */
 const COMMON_OPTIONS = {
   json: { type: 'boolean' },
   codec: { type: 'string' },
@@ -102,9 +103,15 @@ const CODEC_NAMES = /created with the codec "(.*)" but .* given "(.*)";/;
 
 const NOT_ARENA = (file) => `${file} is not a cache file: it does not start with an arena header`;
 
-/** An error of SharedCache.open(file) in the words of the command line. */
+/**
+ * An error of SharedCache.open(file) in the words of the command line.
+ * @param {NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }} error what open() threw
+ * @param {string} file
+ * @param {boolean} codecGiven whether --codec named a codec
+ */
 function openError(error, file, codecGiven) {
   if (!(error instanceof Error) || typeof error.code !== 'string' || !error.code.startsWith('ERR_')) return error;
+  /** @type {(message: string, exitCode?: number) => CommandError} */
   const fail = (message, exitCode = EXIT.failed) => new CommandError(error.code, message, exitCode, { cause: error });
   switch (error.code) {
     case codes.ERR_ARENA_FILE:

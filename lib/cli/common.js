@@ -37,6 +37,10 @@ export function exitCodeOf(error) {
  * parseArgs for one command: `options` plus `common`; an unknown option or a
  * missing value is a UsageError that names the command's --help.
  * `args` is a count or [min, max] of positionals.
+ * @param {{ name: string, usage: string, options?: import('node:util').ParseArgsConfig['options'], args?: number | number[] }} command
+ * @param {string[]} argv
+ * @param {import('node:util').ParseArgsConfig['options']} common
+ * @returns {{ values: { [option: string]: string | boolean | (string | boolean)[] | undefined }, positionals: string[], help: boolean }}
  */
 export function parseCommand({ name, usage, options, args = 0 }, argv, common) {
   let parsed;

@@ -65,6 +65,7 @@ export const COMMANDS = {
   },
 };
 
+/** @type {import('node:util').ParseArgsConfig['options']} */
 const COMMON_OPTIONS = {
   workspace: { type: 'string', short: 'C' },
   json: { type: 'boolean' },

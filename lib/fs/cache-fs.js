@@ -71,6 +71,7 @@ function flushFailed(failures) {
     .map(({ path: p, error }) => `${p} (${error.code ?? error.message})`)
     .join(', ');
   const more = failures.length > 3 ? ` and ${failures.length - 3} more` : '';
+  /** @type {ArenaCacheError & { failures?: { path: string, error: NodeJS.ErrnoException }[] }} */
   const error = new ArenaCacheError(
     codes.ERR_FLUSH_FAILED,
     `${failures.length} dirty file(s) could not be written to disk and stay dirty, to be retried: ${shown}${more}`,

@@ -24,11 +24,13 @@ import { outside, Root } from './root.js';
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_SYNC, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
 /** store()'s flags ('w' replaces, 'a' appends, CREATE only creates) as open(2) flags. */
-const STORE_FLAGS = new Map([
-  ['w', O_WRONLY | O_CREAT | O_TRUNC],
-  ['a', O_WRONLY | O_CREAT | O_APPEND],
-  [CREATE, CREATE],
-]);
+const STORE_FLAGS = new Map(
+  /** @type {[string | number, number][]} */ ([
+    ['w', O_WRONLY | O_CREAT | O_TRUNC],
+    ['a', O_WRONLY | O_CREAT | O_APPEND],
+    [CREATE, CREATE],
+  ]),
+);
 
 /** open(2) flags of parseFlags()'s answer. */
 function openFlags(access) {

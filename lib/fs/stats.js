@@ -7,9 +7,22 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
-/** A plain record of a node:fs Stats, with when it was read (and, once its data is cached, the nonce that names it). */
+/**
+ * A plain record of a node:fs Stats (the FIELDS), with when it was read
+ * (and, once its data is cached, the nonce that names it).
+ * @typedef {{ checkedAt: number, nonce: number | undefined, dev: number, ino: number, mode: number, nlink: number,
+ *   uid: number, gid: number, rdev: number, size: number, blksize: number, blocks: number, atimeMs: number,
+ *   mtimeMs: number, ctimeMs: number, birthtimeMs: number }} StatRecord
+ */
+
+/**
+ * The StatRecord of `stats`, read at `checkedAt`.
+ * @param {Omit<StatRecord, 'checkedAt' | 'nonce'>} stats a node:fs Stats, or anything with its FIELDS
+ * @param {number} checkedAt
+ * @returns {StatRecord}
+ */
 export function statRecord(stats, checkedAt) {
-  const record = { checkedAt, nonce: undefined };
+  const record = /** @type {StatRecord} */ ({ checkedAt, nonce: undefined });
   for (const field of FIELDS) record[field] = stats[field];
   return record;
 }

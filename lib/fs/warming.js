@@ -35,7 +35,7 @@ export function warmOptions(options, extra = {}) {
 
 export class WarmJob extends EventEmitter {
   /**
-   * @param {(path: string) => Promise<Buffer>} read reads one file into the cache
+   * @param {(path: string) => Buffer | Promise<Buffer>} read reads one file into the cache (a cache hit: at once)
    * @param {Promise<string[]> | string[]} paths
    * @param {{ concurrency: number, signal?: AbortSignal }} options
    */

@@ -8,11 +8,13 @@ import { CREATE } from '../fs/io.js';
 import { Root } from '../fs/root.js';
 
 /** `store`'s flags as io.js gives them: 'w' replaces, 'a' appends, CREATE only creates. */
-const HOW = new Map([
-  ['w', 'w'],
-  ['a', 'a'],
-  [CREATE, 'create'],
-]);
+const HOW = new Map(
+  /** @type {[string | number, string][]} */ ([
+    ['w', 'w'],
+    ['a', 'a'],
+    [CREATE, 'create'],
+  ]),
+);
 
 export class InodeBacking extends Root {
   /** @param {import('./inode-fs.js').InodeFS} ifs */

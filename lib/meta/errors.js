@@ -22,6 +22,7 @@ const DESCRIPTIONS = Object.freeze({
 /** An Error with node:fs's fields for `code` (a key of DESCRIPTIONS). */
 export function fsError(code, syscall, path, dest) {
   const target = dest === undefined ? `'${path}'` : `'${path}' -> '${dest}'`;
+  /** @type {NodeJS.ErrnoException & { dest?: string }} */
   const error = new Error(`${code}: ${DESCRIPTIONS[code]}, ${syscall} ${target}`);
   error.errno = -os.constants.errno[code];
   error.code = code;

@@ -8,7 +8,6 @@
 // POSIX. Each write is one transaction.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { parseFlags } from '../fs/arguments.js';
 import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
 import { CachedStats } from '../fs/stats.js';
 import { fsError, missingContent } from './errors.js';
@@ -36,8 +35,8 @@ export class InodeFileHandle {
   /**
    * @param {number} ino the open file's inode
    * @param {string} path as given to open()
-   * @param {ReturnType<typeof parseFlags>} access
-   * @param {{ view(): object, uncachedView(): object, write?(work: (tx) => unknown): unknown, release?(ino: number): unknown }} files
+   * @param {ReturnType<typeof import('../fs/arguments.js').parseFlags>} access
+   * @param {{ view(): object, uncachedView(): object, write?<T>(work: (tx) => T): T, release?(ino: number): unknown }} files
    *   the InodeFS's (or snapshot's) reads and writes, and how to let go of the file
    */
   constructor(ino, path, access, files) {

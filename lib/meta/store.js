@@ -55,6 +55,7 @@ const VERSION = 1;
 /** LMDB's meta page magic, where lmdb-js's format has it (page 0, byte 24). */
 const LMDB_MAGIC = 0xbeefc0de;
 const LMDB_MAGIC_OFFSET = 24;
+/** @type {Set<import('lmdb').Key>} */
 const OUR_DATABASES = new Set(['meta', 'inodes', 'dirents', 'blobs', 'refs', 'snapshots', 'inodeHistory', 'direntHistory', 'handles']);
 
 export const S_IFMT = 0o170000;
@@ -96,8 +97,10 @@ export function chunkHashes(record) {
  * The stored chunks of chunk list `chunks` (`count` chunks long) with
  * indexes from `first` to `last`, as [index, hash] pairs. A list without
  * holes longer than one chunk is indexed directly.
+ * @returns {[number, string][]}
  */
 function storedIn(chunks, count, first, last) {
+  /** @type {[number, string][]} */
   const found = [];
   if (chunks.length === count) {
     for (let i = first; i <= last && i < count; i++) if (typeof chunks[i] === 'string') found.push([i, chunks[i]]);
@@ -271,6 +274,19 @@ function checkLmdbHeader(path) {
   }
 }
 
+/**
+ * lmdb's open() options and `permissionsMode`, which lmdb-js hands to
+ * mdb_env_open (its src/env.cpp) though its typings leave it out.
+ * @typedef {import('lmdb').RootDatabaseOptionsWithPath & { permissionsMode?: number }} LmdbOpenOptions
+ */
+
+/**
+ * lmdb's root database as the store uses it: openDB(name) may leave out the
+ * options (lmdb-js takes them as {}; its typings require them).
+ * @typedef {import('lmdb').RootDatabase & {
+ *   openDB(name: string, options?: import('lmdb').DatabaseOptions): import('lmdb').Database }} LmdbEnv
+ */
+
 export class InodeStore {
   /**
    * @param {string} path the lmdb file
@@ -285,7 +301,8 @@ export class InodeStore {
     checkLmdbHeader(path);
     try {
       // permissionsMode (lmdb-js passes it to mdb_env_open): should a file vanish before lmdb opens it, lmdb creates none wider than `mode`.
-      this.env = open({ path, maxDbs: 12, maxReaders, noSubdir: true, noSync: !durable, permissionsMode: mode });
+      /** @type {LmdbEnv} */
+      this.env = open(/** @type {LmdbOpenOptions} */ ({ path, maxDbs: 12, maxReaders, noSubdir: true, noSync: !durable, permissionsMode: mode }));
       this.foreignNames = [...this.env.getKeys({ limit: 12 })].filter((name) => !OUR_DATABASES.has(name));
       this.meta = this.env.openDB('meta');
       this.inodes = this.env.openDB('inodes');
@@ -431,6 +448,7 @@ export class InodeStore {
   /** Removes the files that were held open by handles alone (nlink 0) when their process ended. */
   #dropOrphans() {
     const tx = new WriteTx(this);
+    // @ts-expect-error lmdb's typings give asArray as a Promise; a range read synchronously (as here) gives the array itself
     for (const { key } of this.handles.getRange({}).asArray) {
       this.handles.removeSync(key);
       const inode = this.inodes.get(key);
@@ -479,6 +497,7 @@ export class InodeStore {
 
   /** The persistent snapshot records, oldest first. */
   snapshotRecords() {
+    // @ts-expect-error lmdb's typings give asArray as a Promise; a range read synchronously (as here) gives the array itself
     return this.snapshots.getRange({}).map(({ value }) => value).asArray.sort((a, b) => a.epoch - b.epoch);
   }
 

@@ -11,6 +11,12 @@ import * as native from '../native.js';
 
 export const ENGINE_NAMES = [null, 'reflink', 'copy_file_range', 'copy', 'pack'];
 
+/**
+ * Progress of a snapshot operation's file jobs: `phase` names the operation
+ * ('snapshot', 'verify', ...), `done` of `total` jobs, `bytes` so far.
+ * @typedef {(progress: { phase: string, done: number, total: number, bytes: number }) => void} OnProgress
+ */
+
 /** A list of file jobs built row by row and handed to the native runner as columns. */
 export class JobList {
   constructor() {
@@ -28,7 +34,15 @@ export class JobList {
     return this.ops.length;
   }
 
-  /** Adds a job; `time` is [sec, nsec] (atime and mtime alike), `expected` a hex SHA-256 or undefined. */
+  /**
+   * Adds a job; `time` is [sec, nsec] (atime and mtime alike), `expected` a hex SHA-256 or undefined.
+   * Returns the job's index.
+   * @param {number} op native.JOB_CLONE, JOB_PACK, JOB_EXTRACT or JOB_HASH
+   * @param {string} src
+   * @param {string} [dst]
+   * @param {{ offset?: number, length?: number, mode?: number, time?: number[], expected?: string }} [options]
+   * @returns {number}
+   */
   push(op, src, dst = '', { offset = 0, length = -1, mode = 0o600, time = [0, 0], expected } = {}) {
     this.ops.push(op);
     this.srcs.push(src);
@@ -64,7 +78,10 @@ export class JobList {
 
   /**
    * Runs the jobs; resolves to the native results (see lib/native.js
-   * runFileJobs). `onProgress` (or null) gets { phase, done, total, bytes }.
+   * runFileJobs), or null when there are none. `onProgress` (or null) gets { phase, done, total, bytes }.
+   * @param {Parameters<typeof native.runFileJobs>[1]} options
+   * @param {OnProgress | null} [onProgress]
+   * @param {string} [phase]
    */
   run(options, onProgress = null, phase = '') {
     const report = onProgress && ((done, total, bytes) => onProgress({ phase, done, total, bytes }));
@@ -96,12 +113,11 @@ export const failureOf = (results, i) =>
 export function chooseEngine(engine, sourceDir, targetDir) {
   native.requireNative('workspace snapshots');
   let reflinkSupported = false;
-  let probeCode = null;
   if (engine !== 'copy') {
     const probe = native.probeReflink(targetDir);
     const sameFilesystem = statSync(sourceDir).dev === statSync(targetDir).dev;
     reflinkSupported = probe.supported && sameFilesystem;
-    probeCode = probe.supported ? (sameFilesystem ? null : 'EXDEV') : probe.code;
+    const probeCode = probe.supported ? (sameFilesystem ? null : 'EXDEV') : probe.code;
     if (engine === 'reflink' && !reflinkSupported) {
       throw new ArenaCacheError(
         codes.ERR_REFLINK_UNSUPPORTED,
@@ -159,6 +175,11 @@ export function errnoName(errno) {
   return ERRNO_NAMES.get(errno) ?? `E${errno}`;
 }
 
+/**
+ * A file that could not be read or written: errno positive.
+ * @typedef {{ path: string, code: string, errno: number, syscall: string }} JobFailure
+ */
+
 /** A job's failure ({ path, code, errno, syscall }, errno positive) as the error node:fs would have thrown. */
 function systemError({ path: where, code, errno, syscall }) {
   const description = getSystemErrorMap().get(-errno)?.[1] ?? 'unknown error';
@@ -171,6 +192,7 @@ function systemError({ path: where, code, errno, syscall }) {
  */
 export function ioError(what, failures, verb = 'failed') {
   const [first] = failures;
+  /** @type {ArenaCacheError & { failures?: JobFailure[] }} */
   const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, `${what}: ${failures.length} file(s) ${verb}, first ${first.path} (${first.code} in ${first.syscall})`, {
     cause: systemError(first),
   });
@@ -204,6 +226,7 @@ export async function scanTree(what, root, exclude) {
 /** ERR_SNAPSHOT_IO for one node:fs-shaped error (`cause`) at `where`; anything else (a TypeError of a bad argument) is rethrown as it is. */
 function osError(message, cause, where) {
   if (typeof cause?.syscall !== 'string' || typeof cause.code !== 'string') return cause;
+  /** @type {ArenaCacheError & { failures?: JobFailure[] }} */
   const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, message, { cause });
   error.failures = [{ path: where, code: cause.code, errno: -cause.errno, syscall: cause.syscall }];
   return error;
@@ -258,6 +281,7 @@ export async function buildTree(root, entries, { top, runOptions, onProgress, ph
   return { results, jobOf };
 }
 
+/** @type {(time: number[]) => [number, number]} [sec, nsec] as the seconds utimes takes, for atime and mtime */
 const times = ([sec, nsec]) => {
   const value = sec + nsec / 1e9;
   return [value, value];

@@ -11,7 +11,7 @@ import { locate } from './manifest.js';
 /** The creation time (ms) written into an id: 20261122T101530123Z-... */
 function idTime(id) {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z/.exec(id);
-  return Date.UTC(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]);
+  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]);
 }
 
 /** A worktree is gone only when its directory and a restore's sibling directories are all gone. */

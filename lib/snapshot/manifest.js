@@ -18,6 +18,13 @@ import { ArenaCacheError, codes } from '../errors.js';
 import { META_NAME } from './layout.js';
 import { isSnapshotId } from './names.js';
 
+/**
+ * A file's manifest entry (see above); while a snapshot is taken, sha256,
+ * where, engine and key are null until its job has run.
+ * @typedef {[path: string, type: 'f', mode: number, size: number, mtimeSec: number, mtimeNsec: number,
+ *   sha256: string | null, where: 'o' | [packId: string, offset: number] | null, engine: string | null, key: string | null]} FileEntry
+ */
+
 export const MANIFEST_FORMAT = 'arenacache-manifest/1';
 export const ENGINES = ['reflink', 'copy_file_range', 'copy', 'pack'];
 const HASH_PATTERN = /^[0-9a-f]{64}$/;

@@ -64,6 +64,7 @@ export async function materialize(repository, id, manifest, target, { threads, o
     }
   }
   if (damaged.length > 0) {
+    /** @type {ArenaCacheError & { problems?: { path: string, problem: string }[] }} */
     const error = new ArenaCacheError(
       codes.ERR_SNAPSHOT_CORRUPT,
       `snapshot ${id}: the stored bytes of ${damaged.length} file(s) are missing or damaged, first ${damaged[0].path} (${damaged[0].problem}); run verify`,

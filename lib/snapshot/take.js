@@ -101,6 +101,7 @@ export async function takeSnapshot(workspace, options) {
     const tally = new EngineTally(choice);
     const jobs = new JobList();
     const entries = [];
+    /** @type {[import('./manifest.js').FileEntry, number][]} [entry, its job] */
     const pending = [];
     const skipped = [];
     let bytes = 0;
@@ -130,6 +131,7 @@ export async function takeSnapshot(workspace, options) {
         bytes += size;
         continue;
       }
+      /** @type {import('./manifest.js').FileEntry} */
       const entry = [where, 'f', mode, size, mtimeSec, mtimeNsec, null, null, null, null];
       entries.push(entry);
       // Relative to the worktree, opened beneath it (sourceRoot below).

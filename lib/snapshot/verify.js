@@ -18,6 +18,34 @@ function compare(results, i, entry) {
   return null;
 }
 
+/**
+ * One snapshot's stored bytes against its manifest: `differ` holds
+ * { path, reason, expected?, actual? } (reason 'size', 'content' or an error
+ * code); `descriptor` and `manifest` are 'ok' or why they cannot be read.
+ * @typedef {{ id: string, ok: boolean, files: number, bytes: number, descriptor: string, manifest: string,
+ *   differ: { path: string, reason: string, expected?: number, actual?: number }[], missing: string[], extra: string[] }} SnapshotReport
+ */
+
+/**
+ * @typedef {{ threads: number, onProgress?: import('./engine.js').OnProgress | null }} VerifyOptions
+ */
+
+/**
+ * Verifies the stored bytes of the snapshots `ids`: one report per snapshot.
+ * @overload
+ * @param {import('./repository.js').Repository} repository
+ * @param {string[]} ids
+ * @param {VerifyOptions & { all: false }} options
+ * @returns {Promise<SnapshotReport[]>}
+ */
+/**
+ * With `all`, also lists repository files no snapshot uses (`extra`).
+ * @overload
+ * @param {import('./repository.js').Repository} repository
+ * @param {string[]} ids
+ * @param {VerifyOptions & { all: true }} options
+ * @returns {Promise<{ ok: boolean, snapshots: SnapshotReport[], extra: string[] }>}
+ */
 /** Verifies the stored bytes of the snapshots `ids`. With `all`, also lists repository files no snapshot uses. */
 export async function verifyStore(repository, ids, { threads, onProgress, all }) {
   const { layout } = repository;
@@ -80,6 +108,10 @@ export async function verifyStore(repository, ids, { threads, onProgress, all })
  * file's content is hashed; without it, a file whose identity still equals
  * the key the snapshot recorded is taken as unchanged (how restore decides
  * whether there is anything to lose).
+ * @param {string} root
+ * @param {string | null} id the snapshot (null: none, an empty manifest)
+ * @param {{ entries: any[] }} manifest
+ * @param {{ rehash: boolean, threads: number, onProgress?: import('./engine.js').OnProgress | null }} options
  */
 export async function diffWorktree(root, id, manifest, { rehash, threads, onProgress }) {
   const scan = await scanTree(id === null ? 'cannot read the worktree' : `cannot compare the worktree with snapshot ${id}`, root, [META_NAME]);

@@ -96,6 +96,13 @@ export class Workspace {
     this.#path = worktreePath;
     this.#repository = repository;
     this.#worktree = worktree;
+    /**
+     * What open() found left by interrupted operations and settled:
+     * [{ op, id, outcome }], outcome 'completed', 'removed', 'undone' or
+     * (a gc, which has no id) 'dropped' (see recover.js).
+     * @type {{ op: string, id?: string, outcome: string }[]}
+     */
+    this.recovered = [];
   }
 
   /**
@@ -253,6 +260,7 @@ export class Workspace {
     if (report.ok) return;
     const changes = report.differ.length + report.missing.length + report.extra.length;
     const first = report.differ[0]?.path ?? report.missing[0] ?? report.extra[0];
+    /** @type {ArenaCacheError & { changes?: typeof report }} */
     const error = new ArenaCacheError(
       codes.ERR_WORKTREE_DIRTY,
       `the worktree has ${changes} change(s) not in ${head === null ? 'any snapshot' : `its head snapshot ${head}`} (first: ${first}); snapshot them or pass { force: true }`,

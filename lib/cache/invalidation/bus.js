@@ -49,6 +49,10 @@ export class InvalidationBus extends EventEmitter {
   #claim = 0;
   /** Chunks handed to the transport and not yet sent. */
   #inFlight = 0;
+  /**
+   * Settles once every chunk handed to the transport so far is sent (or has failed).
+   * @type {Promise<unknown>}
+   */
   #sending = Promise.resolve();
   /** ms since the epoch: Date.now, unless a test gives another clock (kClock). */
   #now;
@@ -298,6 +302,7 @@ export class InvalidationBus extends EventEmitter {
   receive(message, from) {
     if (this.#state !== 'running' && this.#state !== 'closing') return;
     const name = this.#transport.name;
+    /** @type {ReturnType<typeof openDatagram>} */
     let opened;
     try {
       opened = openDatagram(message, { secret: this.#options.secret, maxBytes: this.#transport.maxBytes });
@@ -339,7 +344,12 @@ export class InvalidationBus extends EventEmitter {
     this.emit('drop', event);
   }
 
-  /** Applies a peer's invalidations; `cautious`: its markers' values are not to be trusted (see senders.js). */
+  /**
+   * Applies a peer's invalidations; `cautious`: its markers' values are not to be trusted (see senders.js).
+   * @param {import('./wire.js').OpenedDatagram} datagram of type 'invalidations'
+   * @param {boolean} cautious
+   * @param {Buffer} message the datagram's bytes
+   */
   #received({ invalidations, timestamp }, cautious, message) {
     const name = this.#transport.name;
     const { markers } = this.#options;

@@ -25,6 +25,7 @@ const PUBLISH_TIMEOUT_MS = 2000;
 const BACKLOG_RESEND_MS = 2 * RECONNECT_MAX_MS;
 
 export class RedisTransport {
+  /** @type {'redis'} */
   name = 'redis';
   #options;
   #bus;
@@ -129,6 +130,9 @@ export class RedisTransport {
   async #publish(invalidations) {
     const messages = this.#bus.encode(invalidations, this.maxBytes);
     // Issued together: one connection keeps their order, and they pipeline.
+    // (A fulfilled result's `reason` reads as undefined: results[i] is
+    // typed so, as a test of results[i].status does not narrow it.)
+    /** @type {(PromiseSettledResult<unknown> & { reason?: unknown })[]} */
     const results = await Promise.allSettled(messages.map((message) => this.#publisher.publish(this.#options.channel, message)));
     if (this.#closing) return;
     const failed = [];

@@ -9,11 +9,16 @@ import { resolvePeers } from './options.js';
 const RECEIVE_BUFFER_BYTES = 4 * 2 ** 20;
 
 export class UdpTransport {
+  /** @type {'udp'} */
   name = 'udp';
   #socket = null;
   #peers;
   #options;
   #bus;
+  /**
+   * Settles once everything handed over so far has been sent (or has failed).
+   * @type {Promise<unknown>}
+   */
   #last = Promise.resolve();
 
   /** @param {{ address, port, peers, maxDatagramBytes, family }} options  @param bus the InvalidationBus's transport side */
@@ -78,6 +83,14 @@ export class UdpTransport {
     return this.#last;
   }
 
+  /**
+   * Sends each datagram to each peer; settles when the kernel has taken (or
+   * refused: see InvalidationBus#sendFailed) every one. Never rejects.
+   * @param {Buffer[]} datagrams
+   * @param {{ address: string, port: number }[]} [peers]
+   * @param {boolean} [counted] false for a hello or an answer (not counted as sent)
+   * @returns {Promise<unknown>}
+   */
   #sendAll(datagrams, peers = this.#peers, counted = true) {
     const socket = this.#socket;
     // Closed meanwhile: only a hello or an answer can still be queued (close() waits for invalidations).

@@ -145,6 +145,20 @@ export function entryCount(message) {
 }
 
 /**
+ * One invalidation: `key` (not for op 'clear') a string or the key's bytes;
+ * `value` (op 'set') the value's encoded bytes.
+ * @typedef {{ op: string, key?: string | Buffer, value?: Buffer }} Invalidation
+ */
+
+/**
+ * An authentic datagram, parsed: `invalidations` when its type is
+ * 'invalidations', `to` (the id of the bus addressed) for 'hello' and
+ * 'answer'; no `reason` (that is a refused one's).
+ * @typedef {{ ok: true, type: string, senderId: Buffer, seq: number, timestamp: number,
+ *   invalidations?: Invalidation[], to?: Buffer, reason?: undefined }} OpenedDatagram
+ */
+
+/**
  * Checks and parses one datagram. Never throws on bad input: resolves to
  * { ok: true, type, senderId, seq, timestamp, invalidations } (type
  * 'invalidations') or { ok: true, type, senderId, seq, timestamp, to }
@@ -152,6 +166,9 @@ export function entryCount(message) {
  * 'short', 'magic' (not ours), 'version', 'mac' (forged, truncated or another
  * secret) or 'garbled'. Whether a message is a replay is for the receiver's
  * SenderTable to say.
+ * @param {Buffer} datagram
+ * @param {{ secret: Buffer | string, maxBytes?: number }} options
+ * @returns {OpenedDatagram | { ok: false, reason: string }}
  */
 export function openDatagram(datagram, { secret, maxBytes = MAX_UDP_PAYLOAD }) {
   if (datagram.length > maxBytes) return { ok: false, reason: 'oversize' };
@@ -164,6 +181,7 @@ export function openDatagram(datagram, { secret, maxBytes = MAX_UDP_PAYLOAD }) {
   const type = TYPE_NAMES[datagram[5]];
   const seq = datagram.readUInt32BE(16) * 2 ** 32 + datagram.readUInt32BE(20);
   if (type === undefined || type === null || seq < 1 || seq > Number.MAX_SAFE_INTEGER) return { ok: false, reason: 'garbled' };
+  /** @type {OpenedDatagram} */
   const opened = { ok: true, type, senderId: datagram.subarray(8, 16), seq, timestamp: datagram.readDoubleBE(24) };
   if (type !== 'invalidations') {
     if (signed !== HEADER_BYTES + ID_BYTES || entryCount(datagram) !== 0) return { ok: false, reason: 'garbled' };
