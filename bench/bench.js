@@ -21,6 +21,9 @@ import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { PEERS } from './scenarios/stores.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const quick = process.env.BENCH_QUICK === '1';
 const config = {
@@ -48,7 +51,7 @@ const started = performance.now();
 function runScenario(file, settings, name) {
   done++;
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  process.stderr.write(`\r\x1b[2K… [${done}/${total}, ${seconds} s] ${name}`);
+  progress(`[${done}/${total}, ${seconds} s] ${name}`);
   const output = execFileSync(process.execPath, [file, JSON.stringify({ ...settings, seed: 12345 })], { encoding: 'utf8' });
   return JSON.parse(output.trim().split('\n').pop());
 }
@@ -70,7 +73,7 @@ for (const payload of config.payloads) {
     }
   }
 }
-process.stderr.write('\r\x1b[2K');
+clearProgress();
 
 const MiB = 2 ** 20;
 const mib = (bytes) => (bytes / MiB).toFixed(1);

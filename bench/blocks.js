@@ -28,6 +28,9 @@ import { sequentialWrites } from './blocks/sequential.js';
 import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const MiB = 2 ** 20;
 const config = {
@@ -44,7 +47,6 @@ const config = {
   dir: process.env.BENCH_DIR ?? '/dev/shm',
 };
 const json = jsonPath();
-const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
 const mbps = (x) => x.toFixed(0);
 
 const machine = describeMachine();
@@ -99,7 +101,7 @@ try {
   rmSync(arenaFile('blocks'), { force: true });
   rmSync(arenaFile('cache'), { force: true });
   rmSync(scratch, { recursive: true, force: true });
-  process.stderr.write('\r\x1b[2K');
+  clearProgress();
 }
 
 function concurrentFileBytes() {

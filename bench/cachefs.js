@@ -23,6 +23,9 @@ import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { median } from './lib/stats.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const config = {
   timeMs: positiveInt('BENCH_TIME_MS', 300),
@@ -35,7 +38,6 @@ const config = {
 };
 for (const name of config.scenarios) if (!SCENARIOS[name]) throw new RangeError(`BENCH_SCENARIOS must list scenarios from ${Object.keys(SCENARIOS).join(', ')} (got "${name}")`);
 const json = jsonPath();
-const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
 const scratch = mkdtempSync(path.join(config.dir, 'arenacache-cachefs-bench-'));
 const machine = describeMachine();
 
@@ -110,7 +112,7 @@ try {
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
-  process.stderr.write('\r\x1b[2K');
+  clearProgress();
 }
 
 console.log(`arenacache CacheFS benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);

@@ -19,6 +19,9 @@ import { describeMachine } from './lib/machine.js';
 import { memoryEfficiency } from './lib/memory-efficiency.js';
 import { multiThread } from './lib/multi-thread.js';
 import { singleThread } from './lib/single-thread.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const config = {
   entries: positiveInt('BENCH_ENTRIES', 20_000),
@@ -31,8 +34,6 @@ const config = {
 };
 const json = jsonPath();
 
-const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
-const done = () => process.stderr.write('\r\x1b[2K');
 
 const machine = describeMachine();
 console.log(`arenacache core benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);
@@ -49,7 +50,7 @@ for (const payload of config.payloads) {
   });
   single.push({ payload, ...result });
 }
-done();
+clearProgress();
 console.log('Single thread (ops/s; ratios are arenacache / peer)');
 printTable(
   single.map((r) => ({
@@ -77,7 +78,7 @@ const multi = await multiThread({
   rounds: config.rounds,
   progress: (message) => progress(`workers: ${message}`),
 });
-done();
+clearProgress();
 const base = (op) => multi.find((row) => row.op === op && row.workers === config.workers[0]);
 console.log(`\nWorkers, ${workerPayload} B (aggregate ops/s, median of ${config.rounds} runs: one shared arena vs one private lru-cache per worker)`);
 printTable(
@@ -96,7 +97,7 @@ const memory = [
   memoryEfficiency({ memoryBytes: config.memoryMiB * 2 ** 20, minBytes: 64, maxBytes: 4096 }),
   ...config.payloads.map((size) => memoryEfficiency({ memoryBytes: config.memoryMiB * 2 ** 20, minBytes: size, maxBytes: size })),
 ];
-done();
+clearProgress();
 console.log('\nMemory efficiency when full (live key+value bytes / memoryBytes)');
 printTable(memory.map((m) => ({ values: `${m.valueBytes} B`, entries: m.entries, efficiency: `${(m.efficiency * 100).toFixed(1)}%` })));
 

@@ -13,6 +13,9 @@ import { keySpace, scanTrace, shiftingTrace, zipfTrace } from './hit-ratio/trace
 import { jsonPath, numberList } from './lib/env.js';
 import { printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const keys = numberList('HIT_KEYS', [100_000])[0];
 const requests = numberList('HIT_REQUESTS', [1_000_000])[0];
@@ -27,7 +30,6 @@ const traces = {
   shifting: shiftingTrace({ keys, requests, seed: 4, phase: Math.round(requests / 10) }),
 };
 
-const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
 const rows = [];
 for (const [traceName, trace] of Object.entries(traces)) {
   const names = Array.from({ length: keySpace(trace) }, (_, i) => `key:${i}`);
@@ -46,7 +48,7 @@ for (const [traceName, trace] of Object.entries(traces)) {
     rows.push(row);
   }
 }
-process.stderr.write('\r\x1b[2K');
+clearProgress();
 
 const machine = describeMachine();
 console.log(`arenacache hit ratios — ${keys} keys, ${requests} requests per trace, ${machine.date}\n`);

@@ -19,6 +19,9 @@ import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { seededRandom, zipfSampler } from './lib/random.js';
 import { median } from './lib/stats.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const config = {
   timeMs: positiveInt('BENCH_TIME_MS', 300),
@@ -29,7 +32,6 @@ const config = {
   dir: process.env.BENCH_DIR ?? os.tmpdir(),
 };
 const json = jsonPath();
-const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
 const scratch = mkdtempSync(path.join(config.dir, 'arenacache-inodefs-bench-'));
 const machine = describeMachine();
 const body = Buffer.alloc(1024, 0x61);
@@ -130,7 +132,7 @@ try {
   results.hitRates = await hitRates();
 } finally {
   rmSync(scratch, { recursive: true, force: true });
-  process.stderr.write('\r\x1b[2K');
+  clearProgress();
 }
 
 /**

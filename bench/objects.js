@@ -26,6 +26,9 @@ import { formatRate, printTable, ratio } from './lib/format.js';
 import { makeKeys, shuffledOrder } from './lib/keys.js';
 import { describeMachine } from './lib/machine.js';
 import { median } from './lib/stats.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const BATCH = 1000;
 const config = {
@@ -140,7 +143,7 @@ console.log(`entries ${config.entries}, ${config.rounds} rounds of ${config.time
 const samples = Object.fromEntries(Object.keys(tasks).map((name) => [name, []]));
 try {
   for (let round = 0; round < config.rounds; round++) {
-    process.stderr.write(`\r\x1b[2K… round ${round + 1}/${config.rounds}`);
+    progress(`round ${round + 1}/${config.rounds}`);
     const bench = new Bench({ time: config.timeMs, warmupTime: Math.min(100, config.timeMs) });
     for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
     await bench.run();
@@ -150,7 +153,7 @@ try {
     }
   }
 } finally {
-  process.stderr.write('\r\x1b[2K');
+  clearProgress();
   env.close();
 }
 
@@ -168,7 +171,7 @@ async function inodefsStat(files) {
   const before = ifs.cacheStats();
   const times = [];
   for (let round = 0; round < Math.max(3, config.rounds); round++) {
-    process.stderr.write(`\r\x1b[2K… InodeFS stat, round ${round + 1}`);
+    progress(`InodeFS stat, round ${round + 1}`);
     const start = performance.now();
     for (const p of paths) ifs.statSync(p);
     times.push(((performance.now() - start) * 1000) / files);
@@ -176,7 +179,7 @@ async function inodefsStat(files) {
   const after = ifs.cacheStats();
   const hitRate = (after.hits - before.hits) / (after.hits + after.misses - before.hits - before.misses);
   ifs.close();
-  process.stderr.write('\r\x1b[2K');
+  clearProgress();
   return { micros: median(times), hitRate };
 }
 

@@ -57,6 +57,9 @@ import { printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { seededRandom } from './lib/random.js';
 import { median } from './lib/stats.js';
+import { progressReporter } from './lib/progress.js';
+
+const { progress, done: clearProgress } = progressReporter();
 
 const TREES = ['1000x1KB', '10000x1KB', '1x10MB', 'source', 'deep'];
 const VERIFY_TREES = ['source', '1x10MB', 'verify-200MB'];
@@ -84,7 +87,6 @@ const config = {
   threads: defaults.threads,
 };
 const json = jsonPath();
-const progress = (message) => process.stderr.write(`\r\x1b[2K… ${message}`);
 const scratch = mkdtempSync(path.join(config.dir, 'arenacache-snapshot-bench-'));
 const machine = describeMachine();
 const count = (n) => Math.max(1, Math.ceil(n / config.scale));
@@ -390,7 +392,7 @@ let xfs = null;
 const cleanUp = () => {
   const unmounted = xfs?.unmount?.() ?? true;
   if (unmounted) remove(scratch);
-  process.stderr.write('\r\x1b[2K');
+  clearProgress();
 };
 process.once('SIGINT', () => {
   cleanUp();

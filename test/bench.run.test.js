@@ -5,7 +5,13 @@ import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';
 
 test('npm run bench runs every scenario in the seed format and its counts add up (tiny sizes; speed is not asserted)', () => {
-  const { output, result, svg } = runBench('bench.js', { BENCH_ENTRIES: '300', BENCH_SET_OPS: '500', BENCH_GET_OPS: '900', BENCH_PAYLOADS: '64,512', BENCH_WORKERS: '1,2', BENCH_POLICIES: 'hybrid,lru', BENCH_LATENCY_OPS: '100' });
+  const { output, result, svg, stderr } = runBench(
+    'bench.js',
+    { BENCH_ENTRIES: '300', BENCH_SET_OPS: '500', BENCH_GET_OPS: '900', BENCH_PAYLOADS: '64,512', BENCH_WORKERS: '1,2', BENCH_POLICIES: 'hybrid,lru', BENCH_LATENCY_OPS: '100' },
+    { stderr: true },
+  );
+  // stderr is a pipe here: no progress line, and no escape code.
+  assert.doesNotMatch(stderr, /[\r\x1b]/);
   for (const heading of ['Payload 64 B — one thread', 'Payload 512 B — one thread', 'Worker threads', 'wrote']) assert.ok(output.includes(heading), heading);
   assert.deepEqual(result.config.policies, ['hybrid', 'lru']);
   assert.equal(result.single.length, 2 * 5, 'two payloads × (two arenacache policies + lru-cache, Map, lmdb)');

@@ -122,3 +122,20 @@ test('a busy workspace exits 4', async (t) => {
   assert.equal(busy.code, 4);
   assert.equal(busy.value.error.code, 'ERR_WORKSPACE_BUSY');
 });
+
+test('progress goes only to a terminal unless asked for, and never as escape codes into a pipe', (t) => {
+  const dir = tempDir(t, 'cli');
+  writeTree(dir, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f/${i}.txt`, `file ${i}`])));
+  assert.equal(cli(['init'], dir).code, 0);
+  // stderr is a pipe here: no progress by default.
+  const quiet = cli(['snapshot', '-m', 'quiet'], dir);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stderr, '');
+  // --progress into a pipe: plain lines, one per update, no escape codes.
+  writeTree(dir, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`g/${i}.txt`, `new file ${i}`])));
+  const forced = cli(['snapshot', '-m', 'forced', '--progress'], dir);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.doesNotMatch(forced.stderr, /[\r\x1b]/);
+  assert.match(forced.stderr, /^\w+ +\[[#.]{30}\] \d+\/\d+ files {2}\S/m);
+  assert.ok(forced.stderr.endsWith('\n'));
+});

@@ -93,23 +93,30 @@ function duration(value, flag) {
   return Number(match[1]) * UNITS[match[2] ?? 'ms'];
 }
 
-/** A one-line progress bar on stderr, redrawn at most every 100 ms. */
+/**
+ * Progress on stderr: on a terminal one bar redrawn in place at most every
+ * 100 ms; elsewhere (--progress into a file or a pipe) a plain line at most
+ * every second and at the end of each phase, with no escape codes.
+ */
 function progressBar(enabled) {
   if (!enabled) return { onProgress: undefined, done() {} };
+  const terminal = process.stderr.isTTY === true;
+  const interval = terminal ? 100 : 1000;
   let last = 0;
   let drawn = false;
   return {
     onProgress({ phase, done, total, bytes }) {
       const now = Date.now();
-      if (now - last < 100 && done !== total) return;
+      if (now - last < interval && done !== total) return;
       last = now;
       const width = 30;
       const filled = total === 0 ? width : Math.round((done / total) * width);
-      process.stderr.write(`\r${phase.padEnd(8)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files  ${formatBytes(bytes)}\x1b[K`);
+      const line = `${phase.padEnd(8)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files  ${formatBytes(bytes)}`;
+      process.stderr.write(terminal ? `\r${line}\x1b[K` : `${line}\n`);
       drawn = true;
     },
     done() {
-      if (drawn) process.stderr.write('\r\x1b[K');
+      if (drawn && terminal) process.stderr.write('\r\x1b[K');
     },
   };
 }

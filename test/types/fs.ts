@@ -22,12 +22,8 @@ import {
   type WriteMode,
 } from 'arenacache/fs';
 import { InodeFS } from 'arenacache/meta';
+import { expectExactType } from './expect.js';
 
-/** `expectType<T>()(value)` compiles only when the type of `value` is exactly `T`. */
-type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
-function expectType<T>() {
-  return <V>(_value: V, ..._exact: Equal<T, V> extends true ? [] : ['type mismatch', T, V]): void => {};
-}
 
 const cache = new SharedCache({ memoryBytes: 256 * 2 ** 20 });
 const blocks = BlockStore.open('/dev/shm/assets.blocks', { memoryBytes: 64 * 2 ** 20, blockBytes: 4096 });
@@ -53,8 +49,8 @@ const mode: WriteMode = process.env.WRITE_BACK ? 'write-back' : 'write-through';
 const chosen = new CacheFS({ root: '/srv/assets', cache, blocks, writeMode: mode });
 const options: CacheFSOptions = { root: '/srv/assets', cache };
 new CacheFS(options);
-expectType<string>()(cfs.root);
-expectType<WriteMode>()(chosen.writeMode);
+expectExactType<string>()(cfs.root);
+expectExactType<WriteMode>()(chosen.writeMode);
 
 // Over an InodeFS: its whole tree, through the same cache.
 const ifs = await InodeFS.open('/var/lib/app/fs.lmdb');
@@ -81,14 +77,14 @@ new CacheFS({ root: '/srv/assets', cache, blocks: cache, writeMode: 'write-back'
 
 // --- reads
 
-expectType<Promise<Buffer>>()(cfs.readFile('css/site.css'));
-expectType<Promise<Buffer>>()(cfs.readFile('css/site.css', { encoding: null }));
-expectType<Promise<string>>()(cfs.readFile('css/site.css', 'utf8'));
-expectType<Promise<string>>()(cfs.readFile('css/site.css', { encoding: 'base64' }));
+expectExactType<Promise<Buffer>>()(cfs.readFile('css/site.css'));
+expectExactType<Promise<Buffer>>()(cfs.readFile('css/site.css', { encoding: null }));
+expectExactType<Promise<string>>()(cfs.readFile('css/site.css', 'utf8'));
+expectExactType<Promise<string>>()(cfs.readFile('css/site.css', { encoding: 'base64' }));
 const encoding = process.env.ENCODING as BufferEncoding | undefined;
-expectType<Promise<string | Buffer>>()(cfs.readFile('css/site.css', { encoding }));
-expectType<Buffer>()(cfs.readFileSync('/index.html'));
-expectType<string>()(cfs.readFileSync('/index.html', 'latin1'));
+expectExactType<Promise<string | Buffer>>()(cfs.readFile('css/site.css', { encoding }));
+expectExactType<Buffer>()(cfs.readFileSync('/index.html'));
+expectExactType<string>()(cfs.readFileSync('/index.html', 'latin1'));
 // @ts-expect-error not an encoding
 cfs.readFile('css/site.css', 'utf-9');
 // @ts-expect-error readFile takes no flag
@@ -97,7 +93,7 @@ cfs.readFile('css/site.css', { encoding: 'utf8', flag: 'r' });
 cfs.readFile(Buffer.from('css/site.css'));
 
 const stats = await cfs.stat('css/site.css');
-expectType<CachedStats>()(stats);
+expectExactType<CachedStats>()(stats);
 const size: number = stats.size;
 const modified: Date = stats.mtime;
 if (stats.isFile() && !stats.isDirectory()) console.log(size, modified.toISOString(), stats.mtimeMs, stats.ino);
@@ -106,7 +102,7 @@ const syncStats: CachedStats = cfs.statSync('css');
 const asNodeStats: Stats = syncStats;
 void asNodeStats;
 
-expectType<Promise<string[]>>()(cfs.readdir('css'));
+expectExactType<Promise<string[]>>()(cfs.readdir('css'));
 const names = cfs.readdirSync('/');
 names.sort();
 // @ts-expect-error readdir has no options (no withFileTypes)
@@ -126,12 +122,12 @@ await cfs.writeFile('a.txt', 'x', { flag: 'a' });
 // @ts-expect-error mode is a number
 await cfs.writeFile('a.txt', 'x', { mode: '0644' });
 
-expectType<Promise<string | undefined>>()(cfs.mkdir('a/b/c', { recursive: true }));
-expectType<Promise<undefined>>()(cfs.mkdir('a'));
-expectType<Promise<undefined>>()(cfs.mkdir('a', 0o700));
-expectType<Promise<undefined>>()(cfs.mkdir('a', { mode: 0o700 }));
+expectExactType<Promise<string | undefined>>()(cfs.mkdir('a/b/c', { recursive: true }));
+expectExactType<Promise<undefined>>()(cfs.mkdir('a'));
+expectExactType<Promise<undefined>>()(cfs.mkdir('a', 0o700));
+expectExactType<Promise<undefined>>()(cfs.mkdir('a', { mode: 0o700 }));
 const recursive = process.argv.includes('-p');
-expectType<Promise<string | undefined>>()(cfs.mkdir('a/b', { recursive }));
+expectExactType<Promise<string | undefined>>()(cfs.mkdir('a/b', { recursive }));
 // @ts-expect-error recursive is a boolean
 await cfs.mkdir('a', { recursive: 'yes' });
 await cfs.unlink('a.txt');
@@ -146,19 +142,19 @@ await cfs.rename('a.txt', 'b.txt');
 const handle: CacheFileHandle = await cfs.open('data/log.bin', 'r+');
 const record = Buffer.from('record');
 const written = await handle.write(record, 0, record.length, 4096);
-expectType<number>()(written.bytesWritten);
+expectExactType<number>()(written.bytesWritten);
 // The buffer passed in comes back with its own type.
-expectType<typeof record>()(written.buffer);
+expectExactType<typeof record>()(written.buffer);
 const view = new Uint8Array(4096);
 const read = await handle.read(view, 0, 4096, 0);
-expectType<number>()(read.bytesRead);
-expectType<typeof view>()(read.buffer);
+expectExactType<number>()(read.bytesRead);
+expectExactType<typeof view>()(read.buffer);
 await handle.read(Buffer.alloc(16), null, null, null);
 await handle.write(record);
 await handle.truncate(1024);
 await handle.truncate();
-expectType<CachedStats>()(await handle.stat());
-expectType<number | undefined>()(handle.fd);
+expectExactType<CachedStats>()(await handle.stat());
+expectExactType<number | undefined>()(handle.fd);
 await handle.close();
 await (await cfs.open('new.txt', 'wx', 0o600)).close();
 await (await cfs.open('new.txt', 'a+x')).close();
@@ -177,7 +173,7 @@ await handle.write(record, 0, record.length, 10n);
 
 const job: WarmJob = cfs.warmDir('assets', { recursive: true, pattern: '**/*.{css,js}', signal: AbortSignal.timeout(30_000) });
 job.on('progress', (event) => {
-  expectType<WarmProgressEvent>()(event);
+  expectExactType<WarmProgressEvent>()(event);
   console.log(`warmed ${event.done}/${event.total}: ${event.path} (${event.bytes} bytes)`);
 });
 job.once('failed', ({ path, error }) => console.warn(path, error.message));
@@ -186,9 +182,9 @@ job.off('failed', failedListener);
 // @ts-expect-error not an event of a WarmJob
 job.on('done', () => {});
 const summary = await job.finished;
-expectType<WarmSummary>()(summary);
+expectExactType<WarmSummary>()(summary);
 if (summary.cancelled) console.log(`${summary.skipped} of ${summary.total} skipped`);
-expectType<number>()(job.summary.warmed);
+expectExactType<number>()(job.summary.warmed);
 
 cfs.warm(['index.html', 'css/site.css'], { concurrency: 8 });
 cfs.warmFromList('/etc/app/warm.txt');
@@ -204,7 +200,7 @@ cfs.warm(['a'], { limit: 10 });
 // @ts-expect-error paths are an array
 cfs.warm('index.html');
 
-expectType<number>()(cfs.invalidate(['css/site.css']));
+expectExactType<number>()(cfs.invalidate(['css/site.css']));
 cfs.invalidate({ prefix: 'assets/css' });
 cfs.invalidate({ pattern: '**/*.css' });
 // @ts-expect-error exactly one of prefix and pattern
@@ -215,19 +211,19 @@ cfs.invalidate({});
 const entries: BatchStatsEntry[] = await cfs.batchStats(['a.txt', 'missing.txt']);
 for (const entry of entries) {
   if (entry.error !== undefined) console.warn(entry.path, entry.error.message);
-  else expectType<CachedStats>()(entry.stats);
+  else expectExactType<CachedStats>()(entry.stats);
 }
 
 // --- write-back, events, counters, metrics
 
 writeBack.on('flushError', (event) => {
-  expectType<FlushErrorEvent>()(event);
+  expectExactType<FlushErrorEvent>()(event);
   console.warn(`${event.path} stays dirty: ${event.error.code}`);
 });
 // @ts-expect-error not an event of a CacheFS
 writeBack.on('flush', () => {});
 try {
-  expectType<Promise<number>>()(writeBack.flush(['reports/today.json']));
+  expectExactType<Promise<number>>()(writeBack.flush(['reports/today.json']));
   const flushed: number = await writeBack.flush();
   console.log(flushed);
 } catch (error) {
@@ -239,15 +235,15 @@ try {
 await writeBack.flush('reports/today.json');
 
 const counters = writeBack.stats();
-expectType<CacheFSStats>()(counters);
+expectExactType<CacheFSStats>()(counters);
 console.log(counters.readHits / Math.max(1, counters.reads), counters.dirtyBytes, counters.lostWrites);
 
 const registry = new Registry();
 const unregister = cfs.registerMetrics(registry, { name: 'assets' });
-expectType<() => void>()(unregister);
+expectExactType<() => void>()(unregister);
 unregister();
 // @ts-expect-error registerMetrics takes name and prefix
 cfs.registerMetrics(registry, { label: 'assets' });
 
 await Promise.all([cfs.close(), writeBack.close(), around.close(), chosen.close(), overInodes.close()]);
-expectType<Promise<void>>()(cfs.close());
+expectExactType<Promise<void>>()(cfs.close());

@@ -30,16 +30,9 @@ import {
   type SharedCacheOptions,
   type SharedCacheStats,
 } from 'arenacache';
+import { assertType, expectType, type Exact } from './expect.js';
 
-/** Compiles only when `value` is assignable to T. */
-function expectType<T>(value: T): T {
-  return value;
-}
 
-/** true when A and B are the same type (not merely assignable). */
-type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-/** Compiles only for `true`. */
-function assertType<T extends true>(): void {}
 
 interface User {
   id: number;

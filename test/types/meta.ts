@@ -18,18 +18,14 @@ import {
   type PersistentSnapshotInfo,
   type WalkEntry,
 } from 'arenacache/meta';
+import { expectExactType } from './expect.js';
 
-/** `expectType<T>()(value)` compiles only when the type of `value` is exactly `T`. */
-type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
-function expectType<T>() {
-  return <V>(_value: V, ..._exact: Equal<T, V> extends true ? [] : ['type mismatch', T, V]): void => {};
-}
 
 // --- opening
 
 const ifs = await InodeFS.open('/var/lib/app/fs.lmdb', { cacheSize: 1000 });
-expectType<InodeFS>()(ifs);
-expectType<string>()(ifs.path);
+expectExactType<InodeFS>()(ifs);
+expectExactType<string>()(ifs.path);
 const options: InodeFSOptions = { cacheSize: 0, maxReaders: 256, inlineBytes: 8192, chunkBytes: 1 << 20, durable: false, mode: 0o640 };
 const other = await InodeFS.open('/var/lib/app/other.lmdb', options);
 // Threads share a store through one SharedCache.
@@ -49,10 +45,10 @@ await InodeFS.open(new URL('file:///var/lib/app/fs.lmdb'));
 
 // --- files and directories
 
-expectType<Promise<string | undefined>>()(ifs.mkdir('/config/app', { recursive: true }));
-expectType<Promise<undefined>>()(ifs.mkdir('/tmp', { mode: 0o700 }));
-expectType<string | undefined>()(ifs.mkdirSync('/a/b', { recursive: true, mode: 0o755 }));
-expectType<undefined>()(ifs.mkdirSync('/c'));
+expectExactType<Promise<string | undefined>>()(ifs.mkdir('/config/app', { recursive: true }));
+expectExactType<Promise<undefined>>()(ifs.mkdir('/tmp', { mode: 0o700 }));
+expectExactType<string | undefined>()(ifs.mkdirSync('/a/b', { recursive: true, mode: 0o755 }));
+expectExactType<undefined>()(ifs.mkdirSync('/c'));
 // @ts-expect-error an InodeFS takes { recursive, mode }, not a bare mode
 await ifs.mkdir('/d', 0o700);
 
@@ -66,23 +62,23 @@ await ifs.writeFile('/n.json', 42);
 // @ts-expect-error writeFile takes encoding and mode only
 await ifs.writeFile('/notes.txt', 'x', { flag: 'a' });
 
-expectType<Promise<Buffer>>()(ifs.readFile('/config/app.json'));
-expectType<Promise<string>>()(ifs.readFile('/config/app.json', 'utf8'));
-expectType<string>()(ifs.readFileSync('/notes.txt', { encoding: 'utf8' }));
-expectType<Buffer>()(ifs.readFileSync('/bytes.bin'));
+expectExactType<Promise<Buffer>>()(ifs.readFile('/config/app.json'));
+expectExactType<Promise<string>>()(ifs.readFile('/config/app.json', 'utf8'));
+expectExactType<string>()(ifs.readFileSync('/notes.txt', { encoding: 'utf8' }));
+expectExactType<Buffer>()(ifs.readFileSync('/bytes.bin'));
 const stats = await ifs.stat('/notes.txt');
-expectType<CachedStats>()(stats);
-expectType<CachedStats>()(await ifs.lstat('/notes.txt'));
-expectType<CachedStats>()(ifs.statSync('/config'));
-expectType<CachedStats>()(ifs.lstatSync('/config'));
+expectExactType<CachedStats>()(stats);
+expectExactType<CachedStats>()(await ifs.lstat('/notes.txt'));
+expectExactType<CachedStats>()(ifs.statSync('/config'));
+expectExactType<CachedStats>()(ifs.lstatSync('/config'));
 console.log(stats.ino, stats.nlink, stats.isFile(), stats.mtime.getTime());
-expectType<string[]>()(await ifs.readdir('/config'));
-expectType<string[]>()(ifs.readdirSync('/'));
+expectExactType<string[]>()(await ifs.readdir('/config'));
+expectExactType<string[]>()(ifs.readdirSync('/'));
 
 await ifs.symlink('/config/app.json', '/app.json');
 ifs.symlinkSync('config', '/cfg');
-expectType<string>()(await ifs.readlink('/app.json'));
-expectType<string>()(ifs.readlinkSync('/cfg'));
+expectExactType<string>()(await ifs.readlink('/app.json'));
+expectExactType<string>()(ifs.readlinkSync('/cfg'));
 await ifs.rename('/notes.txt', '/config/notes.txt');
 ifs.renameSync('/config/notes.txt', '/notes.txt');
 await ifs.truncate('/notes.txt', 3);
@@ -103,7 +99,7 @@ ifs.utimesSync('/notes.txt', '2024-01-01', '2024-01-01');
 ifs.rmSync('/x', { recursive: true, retryDelay: 10 });
 
 for await (const entry of ifs.walk('/config')) {
-  expectType<WalkEntry>()(entry);
+  expectExactType<WalkEntry>()(entry);
   if (entry.stats.isDirectory()) console.log(`${entry.path}/`);
 }
 for await (const { path, stats: entryStats } of ifs.walk()) console.log(path, entryStats.size);
@@ -113,15 +109,15 @@ for await (const { path, stats: entryStats } of ifs.walk()) console.log(path, en
 const handle: InodeFileHandle = await ifs.open('/data.bin', 'w+', 0o600);
 const record = Buffer.from('record');
 const written = await handle.write(record, 0, record.length, 4096);
-expectType<number>()(written.bytesWritten);
+expectExactType<number>()(written.bytesWritten);
 const buffer = Buffer.alloc(512);
 const { bytesRead, buffer: filled } = await handle.read(buffer, 0, 512, 0);
-expectType<number>()(bytesRead);
-expectType<typeof buffer>()(filled);
+expectExactType<number>()(bytesRead);
+expectExactType<typeof buffer>()(filled);
 await handle.read(new Uint8Array(16));
 await handle.truncate(16);
-expectType<CachedStats>()(await handle.stat());
-expectType<Buffer>()(await handle.readFile());
+expectExactType<CachedStats>()(await handle.stat());
+expectExactType<Buffer>()(await handle.readFile());
 await handle.close();
 await (await ifs.open('/created', 'wx')).close();
 // @ts-expect-error InodeFS handles have no descriptor
@@ -134,13 +130,13 @@ await handle.readFile('utf8');
 // --- snapshots
 
 const snap = ifs.createSnapshot('before-update');
-expectType<Snapshot>()(snap);
-expectType<string>()(snap.name);
-expectType<number>()(snap.createdAt);
-expectType<boolean>()(snap.persistent);
+expectExactType<Snapshot>()(snap);
+expectExactType<string>()(snap.name);
+expectExactType<number>()(snap.createdAt);
+expectExactType<boolean>()(snap.persistent);
 for await (const { path, stats: entryStats } of snap.walk('/')) console.log(path, entryStats.size);
 const counts = await snap.copyTo(ifs, '/config-restore', { from: '/config' });
-expectType<CopyCounts>()(counts);
+expectExactType<CopyCounts>()(counts);
 console.log(counts.files, counts.directories, counts.symlinks, counts.bytes);
 await snap.copyToDir('/tmp/restore');
 // Any node:fs/promises-shaped target: here node:fs/promises itself.
@@ -163,39 +159,39 @@ await snap.copyToDir('/tmp/restore', { form: '/config' });
 await snap.copyTo(ifs, 42);
 
 // Writes to a snapshot fail (EROFS): their results are never.
-expectType<never>()(snap.writeFileSync('/x', 'y'));
-expectType<Promise<never>>()(snap.writeFile('/x', 'y'));
-expectType<Promise<never>>()(snap.appendFile('/x', 'y'));
-expectType<never>()(snap.appendFileSync('/x', 'y'));
-expectType<Promise<never>>()(snap.mkdir('/x', { recursive: true }));
-expectType<never>()(snap.mkdirSync('/x'));
-expectType<Promise<never>>()(snap.symlink('/a', '/x'));
-expectType<never>()(snap.symlinkSync('/a', '/x'));
-expectType<Promise<never>>()(snap.unlink('/x'));
-expectType<never>()(snap.unlinkSync('/x'));
-expectType<Promise<never>>()(snap.rm('/x', { force: true }));
-expectType<never>()(snap.rmSync('/x'));
-expectType<Promise<never>>()(snap.rename('/x', '/y'));
-expectType<never>()(snap.renameSync('/x', '/y'));
-expectType<Promise<never>>()(snap.truncate('/x', 0));
-expectType<never>()(snap.truncateSync('/x'));
-expectType<Promise<never>>()(snap.chmod('/x', 0o600));
-expectType<never>()(snap.chmodSync('/x', 0o600));
-expectType<Promise<never>>()(snap.utimes('/x', 0, 0));
-expectType<never>()(snap.utimesSync('/x', new Date(), new Date()));
+expectExactType<never>()(snap.writeFileSync('/x', 'y'));
+expectExactType<Promise<never>>()(snap.writeFile('/x', 'y'));
+expectExactType<Promise<never>>()(snap.appendFile('/x', 'y'));
+expectExactType<never>()(snap.appendFileSync('/x', 'y'));
+expectExactType<Promise<never>>()(snap.mkdir('/x', { recursive: true }));
+expectExactType<never>()(snap.mkdirSync('/x'));
+expectExactType<Promise<never>>()(snap.symlink('/a', '/x'));
+expectExactType<never>()(snap.symlinkSync('/a', '/x'));
+expectExactType<Promise<never>>()(snap.unlink('/x'));
+expectExactType<never>()(snap.unlinkSync('/x'));
+expectExactType<Promise<never>>()(snap.rm('/x', { force: true }));
+expectExactType<never>()(snap.rmSync('/x'));
+expectExactType<Promise<never>>()(snap.rename('/x', '/y'));
+expectExactType<never>()(snap.renameSync('/x', '/y'));
+expectExactType<Promise<never>>()(snap.truncate('/x', 0));
+expectExactType<never>()(snap.truncateSync('/x'));
+expectExactType<Promise<never>>()(snap.chmod('/x', 0o600));
+expectExactType<never>()(snap.chmodSync('/x', 0o600));
+expectExactType<Promise<never>>()(snap.utimes('/x', 0, 0));
+expectExactType<never>()(snap.utimesSync('/x', new Date(), new Date()));
 snap.release();
-expectType<boolean>()(snap.released);
+expectExactType<boolean>()(snap.released);
 // @ts-expect-error snapshots come from createSnapshot() and openSnapshot()
 new Snapshot();
 
 const persistent = ifs.createSnapshot('release-41', { persist: true });
 persistent.release();
 const listed = ifs.listSnapshots();
-expectType<PersistentSnapshotInfo[]>()(listed);
+expectExactType<PersistentSnapshotInfo[]>()(listed);
 for (const { name, createdAt } of listed) console.log(name, new Date(createdAt));
 const reopened = ifs.openSnapshot('release-41');
 reopened.release();
-expectType<Promise<number>>()(ifs.deleteSnapshot('release-41'));
+expectExactType<Promise<number>>()(ifs.deleteSnapshot('release-41'));
 // @ts-expect-error persist is a boolean
 ifs.createSnapshot('s', { persist: 1 });
 // @ts-expect-error misspelt option
@@ -217,19 +213,19 @@ try {
 // --- fsck, the inode cache, close
 
 const report = ifs.fsck();
-expectType<FsckReport>()(report);
+expectExactType<FsckReport>()(report);
 if (!report.ok) for (const problem of report.problems) console.error(problem.kind, problem.ino, problem.path, problem.message);
 const kind: FsckProblemKind = 'dangling-dirent';
 console.log(kind, report.checked.inodes, report.checked.history);
 
 const cacheStats = ifs.cacheStats();
-expectType<InodeCacheStats>()(cacheStats);
+expectExactType<InodeCacheStats>()(cacheStats);
 console.log(cacheStats.hitRate, cacheStats.maxSize);
 ifs.setCacheSize(5000);
 ifs.flushCache();
 // @ts-expect-error the size is a number of entries
 ifs.setCacheSize('5000');
 
-expectType<Promise<void> | undefined>()(ifs.close());
+expectExactType<Promise<void> | undefined>()(ifs.close());
 await other.close();
 await threaded.close();

@@ -27,25 +27,21 @@ import {
   type WorktreeDirtyError,
   type WorktreeReport,
 } from 'arenacache/snapshot';
+import { expectExactType } from './expect.js';
 
-/** `expectType<T>()(value)` compiles only when the type of `value` is exactly `T`. */
-type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
-function expectType<T>() {
-  return <V>(_value: V, ..._exact: Equal<T, V> extends true ? [] : ['type mismatch', T, V]): void => {};
-}
 
 // --- the re-exported errors are the main entry's
 
-expectType<typeof main.ArenaCacheError>()(ArenaCacheError);
-expectType<typeof main.codes>()(codes);
-expectType<'ERR_WORKTREE_DIRTY'>()(codes.ERR_WORKTREE_DIRTY);
+expectExactType<typeof main.ArenaCacheError>()(ArenaCacheError);
+expectExactType<typeof main.codes>()(codes);
+expectExactType<'ERR_WORKTREE_DIRTY'>()(codes.ERR_WORKTREE_DIRTY);
 
 // --- defaults
 
-expectType<CloneEngine>()(defaults.engine);
-expectType<number>()(defaults.threads);
-expectType<number>()(defaults.packBelow);
-expectType<boolean>()(defaults.durable);
+expectExactType<CloneEngine>()(defaults.engine);
+expectExactType<number>()(defaults.threads);
+expectExactType<number>()(defaults.packBelow);
+expectExactType<boolean>()(defaults.durable);
 // @ts-expect-error the defaults are frozen
 defaults.threads = 8;
 
@@ -54,13 +50,13 @@ defaults.threads = 8;
 const ws = await Workspace.init('/srv/project', { keepLast: 10, keepWithin: 30 * 24 * 3600 * 1000, durable: true });
 await Workspace.init('/srv/other', { repository: '/srv/repos/other' });
 const opened = await Workspace.open('/srv/project');
-expectType<Workspace>()(opened);
-expectType<string>()(ws.path);
-expectType<string>()(ws.repositoryPath);
-expectType<string>()(ws.name);
-expectType<string | null>()(ws.head);
+expectExactType<Workspace>()(opened);
+expectExactType<string>()(ws.path);
+expectExactType<string>()(ws.repositoryPath);
+expectExactType<string>()(ws.name);
+expectExactType<string | null>()(ws.head);
 for (const recovered of opened.recovered) {
-  expectType<RecoveredOperation>()(recovered);
+  expectExactType<RecoveredOperation>()(recovered);
   if (recovered.outcome !== 'dropped') console.log(`${recovered.op} ${recovered.id}: ${recovered.outcome}`);
 }
 // @ts-expect-error a Workspace comes from init() or open()
@@ -84,17 +80,17 @@ const snap = await ws.snapshot({
   threads: 8,
   durable: false,
   onProgress: (progress) => {
-    expectType<Progress<'snapshot'>>()(progress);
-    expectType<'snapshot'>()(progress.phase);
+    expectExactType<Progress<'snapshot'>>()(progress);
+    expectExactType<'snapshot'>()(progress.phase);
     process.stderr.write(`\r${progress.done}/${progress.total} files, ${progress.bytes} bytes`);
   },
 });
-expectType<SnapshotDescriptor>()(snap);
+expectExactType<SnapshotDescriptor>()(snap);
 const { id, engine, files, bytes, storedBytes, parent, skipped, unstable } = snap;
-expectType<EngineSummary>()(engine);
+expectExactType<EngineSummary>()(engine);
 console.log(id, engine.used, engine.degraded, engine.counts.reflink, engine.counts.reused, files, bytes, storedBytes, parent, unstable.length);
 for (const entry of skipped) {
-  expectType<SkippedEntry>()(entry);
+  expectExactType<SkippedEntry>()(entry);
   if (entry.reason !== 'removed during the snapshot') console.log(`skipped ${entry.path}: ${entry.reason}`);
 }
 for (const fallback of engine.fallbacks) console.log(fallback.path, fallback.engine, fallback.code ?? 'no errno');
@@ -112,7 +108,7 @@ await ws.snapshot({ force: true });
 // --- restore and fork
 
 const restored = await ws.restore('v1', { force: true, threads: 2, onProgress: ({ phase, done, total }) => console.log(phase, done / total) });
-expectType<SnapshotDescriptor>()(restored);
+expectExactType<SnapshotDescriptor>()(restored);
 try {
   await ws.restore('head');
 } catch (error) {
@@ -132,8 +128,8 @@ await ws.restore('v1', { force: 'yes' });
 // @ts-expect-error restore's progress reports phase 'restore'
 await ws.restore('v1', { onProgress: (progress: Progress<'snapshot'>) => console.log(progress) });
 
-const fork = await ws.fork('v1', '/srv/project-experiment', { name: 'experiment', durable: true, onProgress: (progress) => expectType<'fork'>()(progress.phase) });
-expectType<Workspace>()(fork);
+const fork = await ws.fork('v1', '/srv/project-experiment', { name: 'experiment', durable: true, onProgress: (progress) => expectExactType<'fork'>()(progress.phase) });
+expectExactType<Workspace>()(fork);
 await fork.snapshot({ message: 'try the new parser' });
 // @ts-expect-error fork takes a directory
 await ws.fork('v1');
@@ -141,21 +137,21 @@ await ws.fork('v1');
 // --- verify and status
 
 const all = await ws.verify();
-expectType<StoreVerifyReport>()(all);
-expectType<StoreVerifyReport>()(await ws.verify('all', { threads: 16 }));
+expectExactType<StoreVerifyReport>()(all);
+expectExactType<StoreVerifyReport>()(await ws.verify('all', { threads: 16 }));
 for (const report of all.snapshots) {
   if (!report.ok) console.log(report.id, report.descriptor, report.manifest, report.missing, report.differ.map((d) => `${d.path}: ${d.reason}`));
 }
 console.log(all.extra);
-const one = await ws.verify('v1', { onProgress: (progress) => expectType<'verify'>()(progress.phase) });
-expectType<SnapshotVerifyReport>()(one);
+const one = await ws.verify('v1', { onProgress: (progress) => expectExactType<'verify'>()(progress.phase) });
+expectExactType<SnapshotVerifyReport>()(one);
 const drift = await ws.verify('head', { worktree: true });
-expectType<WorktreeReport>()(drift);
+expectExactType<WorktreeReport>()(drift);
 for (const difference of drift.differ) {
   switch (difference.reason) {
     case 'mode':
     case 'size':
-      expectType<number>()(difference.actual);
+      expectExactType<number>()(difference.actual);
       break;
     case 'type':
       console.log(`${difference.path}: a ${difference.actual || 'nothing'} where a ${difference.expected} was`);
@@ -167,17 +163,17 @@ for (const difference of drift.differ) {
       console.log(`${difference.path} changed`);
       break;
     default:
-      expectType<`E${string}`>()(difference.reason);
+      expectExactType<`E${string}`>()(difference.reason);
   }
 }
 const worktree = process.argv.includes('--worktree');
-expectType<StoreVerifyReport | SnapshotVerifyReport | WorktreeReport>()(await ws.verify('v1', { worktree }));
+expectExactType<StoreVerifyReport | SnapshotVerifyReport | WorktreeReport>()(await ws.verify('v1', { worktree }));
 // @ts-expect-error worktree is a boolean
 await ws.verify('head', { worktree: 'yes' });
 
 const status = await ws.status({ threads: 2 });
-expectType<WorktreeReport>()(status);
-expectType<string | null>()(status.id);
+expectExactType<WorktreeReport>()(status);
+expectExactType<string | null>()(status.id);
 if (!status.ok) console.log(status.worktree, status.files, status.bytes);
 // @ts-expect-error status takes threads only
 await ws.status({ onProgress: null });
@@ -185,29 +181,29 @@ await ws.status({ onProgress: null });
 // --- history, describe, pins, gc
 
 const rows = ws.history({ tag: 'nightly', limit: 10 });
-expectType<Array<HistoryEntry | CorruptHistoryEntry>>()(rows);
+expectExactType<Array<HistoryEntry | CorruptHistoryEntry>>()(rows);
 for (const row of rows) {
   if (row.corrupt) console.log(`${row.id}: ${row.error}`);
   else console.log(row.shortId, row.time, row.engine, row.pin?.until ?? 'not pinned', row.heads.join(','));
 }
-expectType<string>()(ws.history({ format: 'table' }));
+expectExactType<string>()(ws.history({ format: 'table' }));
 // @ts-expect-error format is 'json' or 'table'
 ws.history({ format: 'csv' });
 const described = ws.describe('v1');
-expectType<SnapshotDescriptor>()(described);
+expectExactType<SnapshotDescriptor>()(described);
 console.log(described.payloadChecksum, described.descriptorChecksum);
 
 const pin = await ws.pin('v1', { until: '2027-01-01' });
-expectType<PinRecord & { id: string }>()(pin);
+expectExactType<PinRecord & { id: string }>()(pin);
 await ws.pin('v1', { until: new Date(Date.now() + 86_400_000) });
 await ws.pin('v1', { until: Date.now() + 86_400_000, durable: false });
 await ws.pin('v1');
-expectType<Promise<boolean>>()(ws.unpin('v1'));
+expectExactType<Promise<boolean>>()(ws.unpin('v1'));
 // @ts-expect-error until is a Date, an ISO string, ms since the epoch or null
 await ws.pin('v1', { until: true });
 
 const plan = await ws.gc({ dryRun: true, keepLast: 3, keepWithin: 0 });
-expectType<GcResult>()(plan);
+expectExactType<GcResult>()(plan);
 for (const { id: kept, reasons } of plan.keep) console.log(kept, reasons.join('; '));
 console.log(plan.delete, plan.files, plan.bytes, plan.staleWorktrees, plan.retention.keepLast, plan.sweep, plan.sweepBlockedBy);
 await ws.gc();
@@ -216,8 +212,8 @@ await ws.gc({ dryrun: true });
 
 // --- cloneTree
 
-const copy = await cloneTree('node_modules', '/tmp/nm-copy', { engine: 'reflink', threads: 8, onProgress: (progress) => expectType<'clone'>()(progress.phase) });
-expectType<CloneResult>()(copy);
+const copy = await cloneTree('node_modules', '/tmp/nm-copy', { engine: 'reflink', threads: 8, onProgress: (progress) => expectExactType<'clone'>()(progress.phase) });
+expectExactType<CloneResult>()(copy);
 for (const [path, used] of Object.entries(copy.perFile)) console.log(path, used);
 console.log(copy.files, copy.directories, copy.symlinks, copy.bytes, copy.engine.used, copy.skipped.map((s) => s.reason));
 await cloneTree('a', 'b');
