@@ -93,6 +93,13 @@ test('without the addon the cache works and native features say why they are una
   });
 });
 
+// A local build in the copy, made of the binary this process loaded (a
+// prebuild after `npm run prebuilds`, otherwise build/Release).
+function localBuildFrom(binary, copy) {
+  mkdirSync(path.join(copy, 'build', 'Release'), { recursive: true });
+  cpSync(binary, path.join(copy, 'build', 'Release', 'arenacache.node'));
+}
+
 test('a package without a prebuilt binary or a local build explains why the addon is missing', () => {
   const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-loader-'));
   try {
@@ -115,13 +122,13 @@ test('the loader prefers a prebuilt binary for this Node ABI to the local build'
   const copy = mkdtempSync(path.join(os.tmpdir(), 'arenacache-prebuild-'));
   try {
     copyPackage(copy);
-    // What `npm run prebuild` writes (here a copy of the local build, to keep the test fast).
+    // What `npm run prebuilds` writes (here a copy of the binary this process loaded, to keep the test fast).
     const folder = path.join(copy, 'prebuilds', `${process.platform}-${process.arch}`);
     const prebuilt = path.join(folder, `arenacache.abi${process.versions.modules}.node`);
     cpSync(nativeBinary, prebuilt);
     // A prebuild for another Node ABI is passed over.
     cpSync(nativeBinary, path.join(folder, 'arenacache.abi1.node'));
-    cpSync(path.join(root, 'build'), path.join(copy, 'build'), { recursive: true });
+    localBuildFrom(nativeBinary, copy);
     const result = loadIn(copy);
     assert.equal(result.available, true, result.reason);
     assert.equal(result.binary, prebuilt);
@@ -141,7 +148,7 @@ test('a prebuild that does not load is reported, and the local build is used ins
     const withoutBuild = loadIn(copy);
     assert.equal(withoutBuild.available, false);
     assert.ok(withoutBuild.reason.startsWith(`${broken} did not load (`), withoutBuild.reason);
-    cpSync(path.join(root, 'build'), path.join(copy, 'build'), { recursive: true });
+    localBuildFrom(nativeBinary, copy);
     const withBuild = loadIn(copy);
     assert.equal(withBuild.available, true);
     assert.equal(withBuild.binary, path.join(copy, 'build', 'Release', 'arenacache.node'));
