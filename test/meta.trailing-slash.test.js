@@ -164,7 +164,12 @@ test('every InodeFS call answers "x/" and "x/." as node:fs does, and leaves the 
         node.push({ result, tree: diskTree });
       }
       // Node's forms agree, or the kernel's answer is taken (see the top of this file).
-      const expected = { result: node[0].result, tree: node[1].tree };
+      // Node 23 and later's rmSync('d/.', { recursive: true }) (std::filesystem)
+      // fails with an empty code ("Unknown error") where rmdir fails with
+      // EINVAL: a sync form that succeeds, or fails without a code, where the
+      // promise form failed with one is not the kernel's answer.
+      const syncHidesError = !node[0].result.code && node[1].result.code !== undefined;
+      const expected = { result: syncHidesError ? node[1].result : node[0].result, tree: node[1].tree };
       if (!isDeepStrictEqual(node[0], node[1])) disagreements.push(`${name}(${JSON.stringify(p)})`);
       for (const index of [0, 1]) {
         if (!isDeepStrictEqual(inodeTree, pristine)) reset(ifs, '');
