@@ -45,7 +45,8 @@ export function nodeRuntime(version, arch = process.arch) {
       ? [process.execPath, process.env.npm_execpath]
       : ['npm'];
     const result = spawnSync(npm[0], [...npm.slice(1), ...args, `${packageName}@${version}`], {
-      stdio: ['ignore', 'inherit', 'inherit'],
+      // npm's report to stderr: stdout is the node path when run as a command.
+      stdio: ['ignore', 2, 2],
     });
     if (result.status !== 0) {
       throw new Error(`could not install ${packageName}@${version} from the npm registry (npm exited with ${result.status ?? result.error?.message})`);
