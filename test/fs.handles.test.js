@@ -76,6 +76,8 @@ test('handle argument errors and closed handles are specific errors', async (t) 
   await assert.rejects(handle.write(Buffer.alloc(4), 0, 4, -5), { name: 'RangeError', message: /^position must be an integer from 0 to 9007199254740991 \(got -5\)$/ });
   await assert.rejects(handle.truncate(-1), { name: 'RangeError', message: /^length must be an integer from 0 to/ });
   await handle.close();
+  // As on node:fs's FileHandle: -1 once closed (reading it used to throw a TypeError).
+  assert.equal(handle.fd, -1);
   for (const call of [() => handle.read(Buffer.alloc(1), 0, 1, 0), () => handle.write(Buffer.alloc(1)), () => handle.truncate(), () => handle.stat()]) {
     await assert.rejects(call(), { name: 'ArenaCacheError', code: 'ERR_HANDLE_CLOSED', message: 'the file handle of "f.txt" is closed' });
   }

@@ -283,8 +283,8 @@ export interface WarmJob extends EventEmitter<WarmJobEvents> {
  */
 export interface CacheFileHandle {
   /**
-   * The descriptor number, as on node:fs FileHandle; undefined when the
-   * CacheFS serves an InodeFS (its handles have no descriptor).
+   * The descriptor number, as on node:fs FileHandle (-1 once closed);
+   * undefined when the CacheFS serves an InodeFS (its handles have no descriptor).
    */
   readonly fd: number | undefined;
   /**

@@ -63,9 +63,9 @@ export class CacheFileHandle {
     this.#files = files;
   }
 
-  /** The descriptor number, as on node:fs FileHandle. */
+  /** The descriptor number, as on node:fs FileHandle: -1 once closed, undefined over an InodeFS (no descriptor). */
   get fd() {
-    return this.#handle.fd;
+    return this.#handle === null ? -1 : this.#handle.fd;
   }
 
   /** The node:fs handle, after any write-back write to the file since it was opened has reached the disk. */
