@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The arenacache command line: workspace snapshot commands (lib/cli/snapshot-commands.js),
 // cache file commands (lib/cli/cache-commands.js, loaded only for them) and --version.
-// Exit codes (stable, for scripts): see EXIT in lib/cli/common.js and the README.
+// Exit codes (stable, for scripts): see EXIT in lib/cli/common.js and docs/cli.md.
 import { readFileSync } from 'node:fs';
 import { EXIT, exitCodeOf, formatPairs, UsageError } from '../lib/cli/common.js';
 import { COMMANDS, COMMON, runSnapshotCommand } from '../lib/cli/snapshot-commands.js';

@@ -110,7 +110,7 @@ try {
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
-const native = await import(createRequire(import.meta.url).resolve('arenacache').replace(/index\\.js$/, 'native.js'));
+const native = await import(createRequire(import.meta.url).resolve('arenacache').replace(/index\\.js$/, 'native/addon.js'));
 console.log('binary', native.nativeBinary);
 `;
 const SMOKE_UNAVAILABLE = `

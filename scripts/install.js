@@ -19,9 +19,9 @@ const required = process.env.ARENACACHE_REQUIRE_NATIVE === '1';
 
 // Asks the runtime loader itself (in a fresh process, so that a binary built
 // just now is seen), so install and runtime agree on what "loads" means:
-// the right Node ABI and the addon ABI that lib/native.js expects.
+// the right Node ABI and the addon ABI that lib/native/addon.js expects.
 function loads() {
-  const probe = `import(${JSON.stringify(new URL('../lib/native.js', import.meta.url).href)})` +
+  const probe = `import(${JSON.stringify(new URL('../lib/native/addon.js', import.meta.url).href)})` +
     '.then((n) => process.exit(n.nativeAvailable ? 0 : 1), () => process.exit(1))';
   const env = { ...process.env };
   delete env.ARENACACHE_NATIVE;

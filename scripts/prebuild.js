@@ -1,6 +1,6 @@
 // npm run prebuilds: builds the addon into
 // prebuilds/linux-<arch>/arenacache.abi<N>.glibc.node (prebuildify), which the
-// loader (lib/native.js, by node-gyp-build's matching rules) prefers to a
+// loader (lib/native/addon.js, by node-gyp-build's matching rules) prefers to a
 // local build, so that installing needs no compiler.
 //
 // The addon uses one V8 API function (src/native/external_shared_buffer.h),

@@ -4,8 +4,7 @@ import { Arena } from '../lib/arena/arena.js';
 import { TAG_MASK } from '../lib/arena/shard.js';
 import { SharedCache } from '../lib/index.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** Mean distance of the dictionary entries from their home slots, over all shards. */
 function meanDisplacement(buffer) {

@@ -18,11 +18,11 @@ import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_
 import { M_MOVE_FROM } from '../lib/arena/shard-meta.js';
 import { TAG_MASK } from '../lib/arena/shard.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const OPS = STRESS ? 200 : 40;
 const KEYS = 120;
 /** Crash points tried per mutation at most, evenly spread (plus the first and last 16). */
@@ -153,7 +153,7 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
       set(key, value) {
         keys.encode(key);
         const stored = value.length + (shard.checksums ? CHECKSUM_BYTES : 0);
-        shard.store(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, 0, recordSize(keys.length, stored, 0));
+        shard.store(keys, { kind: VALUE_RAW, payload: value, length: value.length, expiresAt: 0, staleAt: 0, size: recordSize(keys.length, stored, 0) });
       },
       delete(key) {
         keys.encode(key);

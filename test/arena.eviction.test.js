@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { seededRandom, testSeed } from './helpers/random.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('a full cache evicts instead of failing a set', () => {
   const cache = new SharedCache({ memoryBytes: MiB });

@@ -5,8 +5,7 @@ import { hashStart } from '../lib/arena/hash.js';
 import { readHeader } from '../lib/arena/layout.js';
 import { TAG_MASK } from '../lib/arena/shard.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /**
  * Two different keys of `length` bytes whose hashes agree in every bit the

@@ -4,11 +4,11 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { nativeAvailable, nativeUnavailableReason } from '../lib/native.js';
+import { nativeAvailable, nativeUnavailableReason } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const holderFile = new URL('./helpers/lock-holder-worker.js', import.meta.url);
+const holderFile = new URL('./fixtures/lock-holder-worker.js', import.meta.url);
 
 async function lockedBy(cache, holdMs) {
   const wake = new SharedArrayBuffer(4);
@@ -44,7 +44,7 @@ test('readers also recover a shard whose lock holder died', { skip: !nativeAvail
 });
 
 test('without the addon, a dead holder is recovered when the lease expires', () => {
-  const child = fileURLToPath(new URL('./helpers/lease-expiry-child.js', import.meta.url));
+  const child = fileURLToPath(new URL('./fixtures/lease-expiry-child.js', import.meta.url));
   const output = execFileSync(process.execPath, [child], { env: { ...process.env, ARENACACHE_NATIVE: 'off' }, encoding: 'utf8' });
   const result = JSON.parse(output);
   assert.equal(result.nativeAvailable, false);

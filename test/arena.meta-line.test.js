@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { readHeader, SHARD_META_BYTES } from '../lib/arena/layout.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 /**
  * A SharedArrayBuffer from malloc starts 16 bytes past a cache line, a mapped
  * file on one: the first 48 bytes of a meta block are one line either way.

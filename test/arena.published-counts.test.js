@@ -6,8 +6,7 @@ import { Arena } from '../lib/arena/arena.js';
 import { H32_SHARD_COUNTS, readHeader, SHARD_META_BYTES } from '../lib/arena/layout.js';
 import { M_COUNT } from '../lib/arena/shard-meta.js';
 import { Sweeper } from '../lib/arena/sweep.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** Each shard's published count (in the header) and its count in its meta line. */
 function counts(cache) {

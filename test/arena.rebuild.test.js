@@ -8,8 +8,7 @@ import { Arena } from '../lib/arena/arena.js';
 import { RECORD_HEADER_BYTES, REWRITING, TYPE_DEAD, TYPE_LIVE, TYPE_MASK } from '../lib/arena/record.js';
 import { M_COUNT, M_LIVE_BYTES, M_RESETTING } from '../lib/arena/shard-meta.js';
 import { seededRandom, testSeed } from './helpers/random.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** A one-shard cache, and its shard seen through the arena internals. */
 function oneShard(options) {

@@ -3,8 +3,7 @@ import test from 'node:test';
 import { Arena } from '../lib/arena/arena.js';
 import { RECORD_HEADER_BYTES, STAMP_F64 } from '../lib/arena/record.js';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** The first shard of the cache, seen through the arena internals. */
 function shardOf(cache) {

@@ -4,13 +4,12 @@ import { SharedCache } from '../lib/index.js';
 import { Arena } from '../lib/arena/arena.js';
 import { recordSize, VALUE_RAW } from '../lib/arena/record.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** arena.set() of `key` to the Buffer `value`, as SharedCache#set would call it. */
 function arenaSet(arena, keys, key, value) {
   keys.encode(key);
-  arena.set(keys.bytes, keys.length, keys.kind, keys.hash, VALUE_RAW, value, value.length, 0, 0, recordSize(keys.length, value.length, 0));
+  arena.set(keys, { kind: VALUE_RAW, payload: value, length: value.length, expiresAt: 0, staleAt: 0, size: recordSize(keys.length, value.length, 0) });
 }
 
 // A set looks its key up before it takes the shard's lock (the lookup's cache
@@ -23,14 +22,14 @@ test('a set whose lookup another writer overtook before it took the lock looks t
     // The entry went away and came back: deleted, then set again elsewhere.
     'deleted and set again': (other, keys) => {
       keys.encode('k');
-      other.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+      other.delete(keys);
       arenaSet(other, keys, 'filler', Buffer.alloc(64, 3));
       arenaSet(other, keys, 'k', Buffer.alloc(64, 4));
     },
     // The entry went away: a set of a key the lookup found must insert it.
     deleted: (other, keys) => {
       keys.encode('k');
-      other.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+      other.delete(keys);
     },
   };
   for (const [name, overtake] of Object.entries(cases)) {

@@ -8,8 +8,7 @@ import test from 'node:test';
 import { readHeader } from '../lib/arena/layout.js';
 import { APPENDED, DAMAGED, FULL, MAX_STRUCTURES, recordChecksum, STALE, STRUCTURES_HEADER_BYTES, StructureRegion, structureProblems } from '../lib/arena/structures.js';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** Two views of the structure region of a new 1 MiB arena (16 KiB region), as two threads would have. */
 function regions(memoryBytes = MiB) {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** Where `pattern` occurs in the arena's memory (it must occur exactly once). */
 function positionOf(cache, pattern) {

@@ -3,8 +3,7 @@ import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SharedCache } from '../lib/index.js';
 import { readHeader, slotGroupsPerShard } from '../lib/arena/layout.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** The write counts of the shard's slot groups, summed (one shard: every key is in it). */
 function writeCount(cache) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { runBench } from './helpers/bench-run.js';
 
 test('the block benchmark runs end to end and reports every figure (tiny sizes; speed is not asserted)', { skip: !nativeAvailable && 'native addon unavailable' }, () => {

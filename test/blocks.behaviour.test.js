@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { BlockStore } from '../lib/index.js';
-
-const MiB = 2 ** 20;
-const KiB = 1024;
+import { KiB, MiB } from './helpers/units.js';
 
 function bytes(length, seed) {
   const out = Buffer.allocUnsafe(length);

@@ -6,15 +6,15 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore } from '../lib/index.js';
 import { arenaPath, killProcess, startProcess } from './helpers/arena-files.js';
 import { checkBlock } from './helpers/block-value.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
-const workerFile = new URL('./helpers/block-worker.js', import.meta.url);
+const workerFile = new URL('./fixtures/block-worker.js', import.meta.url);
 
 test('4 threads writing and reading whole blocks under eviction never see a torn or foreign block', async () => {
   const seed = testSeed();

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { jsonCodec } from './helpers/codecs.js';
+import { MiB } from './helpers/units.js';
 import { headerFieldIndex } from '../lib/arena/layout.js';
-
-const MiB = 2 ** 20;
 
 function copyOf(buffer, length = buffer.byteLength) {
   const copy = new SharedArrayBuffer(length);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('get returns what set stored; a miss is undefined', () => {
   const cache = new SharedCache({ memoryBytes: MiB });

@@ -9,12 +9,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath, killProcess, startProcess } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const KILLS = STRESS ? 50 : 12;
 const BYSTANDERS = 2000;
 const victims = Array.from({ length: 64 }, (_, i) => `victim:${i}`);

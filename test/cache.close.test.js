@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('after close(), every call throws ERR_CACHE_CLOSED; other instances keep working', async () => {
   const cache = new SharedCache({ memoryBytes: MiB });

@@ -7,9 +7,9 @@ import { Worker } from 'node:worker_threads';
 import * as entry from '../lib/index.js';
 import { SharedCache } from '../lib/index.js';
 import { FETCH_OUTCOMES, REPAIR_REASONS, fetchStarted, publishFetch, publishRepair } from '../lib/cache/diagnostics.js';
-import { nativeAvailable as nativeAvailableForRepair } from '../lib/native.js';
+import { nativeAvailable as nativeAvailableForRepair } from '../lib/native/addon.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const { channels } = entry;
 
 /** Subscribes to `name` for the rest of test `t`; returns the messages received. */

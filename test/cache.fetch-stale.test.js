@@ -9,11 +9,11 @@ import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const party = fileURLToPath(new URL('./helpers/fetch-stale-party.js', import.meta.url));
+const party = fileURLToPath(new URL('./fixtures/fetch-stale-party.js', import.meta.url));
 const LOAD_MS = 400;
 
 /** A value that goes stale at once and stays servable for a minute. */

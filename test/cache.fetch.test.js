@@ -3,11 +3,11 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const workerFile = new URL('./helpers/fetch-worker.js', import.meta.url);
+const workerFile = new URL('./fixtures/fetch-worker.js', import.meta.url);
 
 function startWorkers(cache, count, options) {
   const counter = new SharedArrayBuffer(4);
@@ -206,6 +206,6 @@ test('bad fetch input is a specific error', async () => {
   assert.equal(cache.get('k'), undefined);
   assert.throws(() => new SharedCache({ memoryBytes: MiB, fetchTimeoutMs: 0 }), {
     name: 'RangeError',
-    message: 'options.fetchTimeoutMs must be an integer between 1 and 86400000 milliseconds (got 0)',
+    message: 'options.fetchTimeoutMs must be an integer from 1 to 86400000 milliseconds (got 0)',
   });
 });

@@ -6,10 +6,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('peek() neither counts a get nor records a use', () => {
   const cache = new SharedCache({ memoryBytes: MiB, nearCache: 0 });

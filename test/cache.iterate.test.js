@@ -3,8 +3,7 @@ import { once } from 'node:events';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('keys, values, entries and the iterator list every live entry with its type', () => {
   const cache = new SharedCache({ memoryBytes: 8 * MiB });

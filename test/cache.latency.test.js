@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('latency sampling times one call in `every` and reports avg, p50, p99 and max', () => {
   const cache = new SharedCache({ memoryBytes: MiB });

@@ -8,12 +8,11 @@ import { writeFileSync } from 'node:fs';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { checkHistory } from './helpers/history.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** `total` random operations on `keyCount` keys, dealt round-robin to `parties` shares. */
 function randomShares(random, { total, keyCount, parties, getShare }) {
@@ -46,7 +45,7 @@ for (const { nearCache, getShare, form } of CASES) {
     const barrier = new SharedArrayBuffer(8);
     const threads = shares.map(
       (ops, writer) =>
-        new Worker(new URL('./helpers/history-worker.js', import.meta.url), {
+        new Worker(new URL('./fixtures/history-worker.js', import.meta.url), {
           workerData: { handle: cache.handle, ops, writer: writer + 1, clock, barrier, parties: workers, nearCache, form },
         }),
     );
@@ -71,7 +70,7 @@ for (const { nearCache, getShare, form } of CASES) {
     const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, nearCache });
     t.after(() => cache.close());
     const children = shares.map((ops, writer) =>
-      fork(new URL('./helpers/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache, form })], {
+      fork(new URL('./fixtures/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache, form })], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         serialization: 'advanced',
       }),

@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { SharedCache } from '../lib/index.js';
 import { parsePrometheusText } from './helpers/prometheus-text.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const PRIMARY = fileURLToPath(new URL('./helpers/metrics-cluster-primary.js', import.meta.url));
+const PRIMARY = fileURLToPath(new URL('./fixtures/metrics-cluster-primary.js', import.meta.url));
 
 const parse = parsePrometheusText;
 

@@ -3,9 +3,8 @@ import test from 'node:test';
 import { Registry } from 'prom-client';
 import { SharedCache } from '../lib/index.js';
 import { parsePrometheusText } from './helpers/prometheus-text.js';
+import { MiB } from './helpers/units.js';
 import { runWithout } from './helpers/without-package.js';
-
-const MiB = 2 ** 20;
 
 const parse = parsePrometheusText;
 

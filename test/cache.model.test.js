@@ -3,8 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 function randomValue(random, i) {
   switch (random.int(5)) {

@@ -13,8 +13,8 @@ import { Arena } from '../lib/arena/arena.js';
 import { RECORD_HEADER_BYTES, REWRITING } from '../lib/arena/record.js';
 import { peer, SECRET, until } from './helpers/invalidation.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const newCache = (options) => new SharedCache({ memoryBytes: 4 * MiB, nearCache: 100, ...options });
 
 /** Reads `key` until the near cache answers it (a key enters on its second miss, within three gets); returns the value. */
@@ -234,7 +234,7 @@ test('a lock holder that died: its shard is rebuilt, kept values of entries that
   warm(cache, 'k');
   warm(cache, 't');
   const wake = new SharedArrayBuffer(4);
-  const holder = new Worker(new URL('./helpers/lock-holder-worker.js', import.meta.url), { workerData: { buffer: cache.handle.buffer, wake } });
+  const holder = new Worker(new URL('./fixtures/lock-holder-worker.js', import.meta.url), { workerData: { buffer: cache.handle.buffer, wake } });
   await once(holder, 'message');
   // As if the holder died in the middle of rewriting t's value in place.
   const shard = Arena.attach(cache.handle.buffer).shards[0];

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const memoryRange = 'an integer between 1 MiB (1048576) and 1 TiB (1099511627776)';
+const memoryRange = 'an integer from 1 MiB (1048576) to 1 TiB (1099511627776)';
 
 test('memoryBytes is required', () => {
   assert.throws(() => new SharedCache(), {
@@ -57,11 +57,11 @@ test('an unknown option is an error that suggests the likely name', () => {
 test('max must be a non-negative integer and at least the shard count', () => {
   assert.throws(() => new SharedCache({ memoryBytes: MiB, max: -1 }), {
     name: 'RangeError',
-    message: 'options.max must be an integer between 0 (no limit) and 2^32 (got -1)',
+    message: 'options.max must be an integer from 0 (no limit) to 2^32 (got -1)',
   });
   assert.throws(() => new SharedCache({ memoryBytes: MiB, max: 2.5 }), {
     name: 'RangeError',
-    message: 'options.max must be an integer between 0 (no limit) and 2^32 (got 2.5)',
+    message: 'options.max must be an integer from 0 (no limit) to 2^32 (got 2.5)',
   });
   assert.throws(() => new SharedCache({ memoryBytes: 8 * MiB, shards: 4, max: 2 }), {
     name: 'RangeError',
@@ -77,7 +77,7 @@ test('maxKeyBytes must be between 1 and 65535', () => {
   for (const value of [0, 65536, 1.5]) {
     assert.throws(() => new SharedCache({ memoryBytes: MiB, maxKeyBytes: value }), {
       name: 'RangeError',
-      message: `options.maxKeyBytes must be an integer between 1 and 65535 (got ${value})`,
+      message: `options.maxKeyBytes must be an integer from 1 to 65535 (got ${value})`,
     });
   }
 });
@@ -102,7 +102,7 @@ test('shards must be 0 or a power of two that leaves each shard enough memory', 
 test('lockLeaseMs must be a positive integer', () => {
   assert.throws(() => new SharedCache({ memoryBytes: MiB, lockLeaseMs: 0 }), {
     name: 'RangeError',
-    message: 'options.lockLeaseMs must be an integer between 1 and 600000 milliseconds (got 0)',
+    message: 'options.lockLeaseMs must be an integer from 1 to 600000 milliseconds (got 0)',
   });
 });
 

@@ -8,12 +8,12 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { HEADER_BYTES, THREAD_SLOT_BYTES } from '../lib/arena/layout.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 // Counter words of a slot (float64, after the owner's tid and pid): hits is word 1, misses 2, sets 3, deletes 4.
 const WORD = { hits: 1, misses: 2, sets: 3, deletes: 4 };
@@ -147,7 +147,7 @@ test('BlockStore.stats() leaves a damaged slot out too', () => {
 
 // Threads that find the same damage at once reset it once: the
 // compare-and-exchange of the damaged word picks one.
-const STATS_WORKER = new URL('./helpers/stats-worker.js', import.meta.url);
+const STATS_WORKER = new URL('./fixtures/stats-worker.js', import.meta.url);
 
 test('threads that call stats() at once over one damaged slot reset it once', async () => {
   // 256 thread slots: the damaged one (200) is never claimed by a worker, so

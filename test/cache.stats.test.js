@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('stats counts gets, hits, misses, sets, deletes and expirations', async () => {
   const cache = new SharedCache({ memoryBytes: MiB });

@@ -5,8 +5,8 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const WORKERS = 4;
 
 async function hammer({ memoryBytes, shards, keyCount, maxLength, durationMs, policy = 'hybrid', max = 0 }) {
@@ -17,7 +17,7 @@ async function hammer({ memoryBytes, shards, keyCount, maxLength, durationMs, po
   const workers = Array.from(
     { length: WORKERS },
     (_, i) =>
-      new Worker(new URL('./helpers/stress-worker.js', import.meta.url), {
+      new Worker(new URL('./fixtures/stress-worker.js', import.meta.url), {
         workerData: { handle: cache.handle, writer: i + 1, keys, maxLength, stop, seed: seed + i },
       }),
   );

@@ -6,8 +6,8 @@ import { readHeader } from '../lib/arena/layout.js';
 import { StructureRegion } from '../lib/arena/structures.js';
 import { SharedCache } from '../lib/index.js';
 import { readShapes, shapeValue, writeShapes } from './helpers/shapes.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const SHAPES = 10_000;
 
 test(`${SHAPES} distinct shapes: the region fills, and every object round-trips in every instance`, () => {

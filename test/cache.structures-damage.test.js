@@ -7,13 +7,13 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { readHeader } from '../lib/arena/layout.js';
 import { StructureRegion } from '../lib/arena/structures.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { bindCodec, msgpackCodec } from '../lib/cache/codec.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { readShapes, writeShapes } from './helpers/shapes.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 
 function flipByte(path, offset) {

@@ -10,15 +10,15 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { readHeader } from '../lib/arena/layout.js';
 import { STRUCTURES_HEADER_BYTES, StructureRegion } from '../lib/arena/structures.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 import { paddedShapeValue, readShapes, writeShapes } from './helpers/shapes.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const ROUNDS = STRESS ? 200 : 20;
-const childFile = new URL('./helpers/shape-child.js', import.meta.url);
+const childFile = new URL('./fixtures/shape-child.js', import.meta.url);
 // Long key names: each append writes about 1.5 KB, so kills land inside appends often.
 const PADDING = 1500;
 const padding = 'x'.repeat(PADDING);

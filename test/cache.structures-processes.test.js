@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import test from 'node:test';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { readShapes, writeShapes } from './helpers/shapes.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
-const childFile = new URL('./helpers/shape-child.js', import.meta.url);
+const childFile = new URL('./fixtures/shape-child.js', import.meta.url);
 
 async function runChild(settings) {
   const child = fork(childFile, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

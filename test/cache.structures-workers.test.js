@@ -10,9 +10,9 @@ import { readHeader } from '../lib/arena/layout.js';
 import { StructureRegion } from '../lib/arena/structures.js';
 import { SharedCache } from '../lib/index.js';
 import { readShapes, writeShapes } from './helpers/shapes.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const childFile = new URL('./helpers/shape-child.js', import.meta.url);
+const childFile = new URL('./fixtures/shape-child.js', import.meta.url);
 
 async function run(workerData) {
   const worker = new Worker(childFile, { workerData });

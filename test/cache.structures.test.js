@@ -8,8 +8,7 @@ import { StructureRegion } from '../lib/arena/structures.js';
 import { SharedCache } from '../lib/index.js';
 import { jsonCodec } from './helpers/codecs.js';
 import { readShapes, writeShapes } from './helpers/shapes.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** How often `text` occurs in the whole arena. */
 function occurrences(buffer, text) {

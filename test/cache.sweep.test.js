@@ -7,8 +7,7 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { H32_SWEEPER_TID } from '../lib/arena/layout.js';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 async function until(condition, ms = 3000) {
   const deadline = Date.now() + ms;
@@ -132,18 +131,18 @@ test('ttlResolution: 0 reads the clock on every check; a resolution may serve an
   assert.equal(exact.get('k'), undefined);
   assert.throws(() => new SharedCache({ memoryBytes: MiB, ttlResolution: -1 }), {
     name: 'RangeError',
-    message: 'options.ttlResolution must be an integer between 0 and 60000 milliseconds (got -1)',
+    message: 'options.ttlResolution must be an integer from 0 to 60000 milliseconds (got -1)',
   });
 });
 
 test('sweeper options are checked', () => {
   assert.throws(() => new SharedCache({ memoryBytes: MiB, sweepIntervalMs: 1.5 }), {
     name: 'RangeError',
-    message: 'options.sweepIntervalMs must be an integer between 0 (no sweeping) and 86400000 milliseconds (got 1.5)',
+    message: 'options.sweepIntervalMs must be an integer from 0 (no sweeping) to 86400000 milliseconds (got 1.5)',
   });
   assert.throws(() => new SharedCache({ memoryBytes: MiB, sweepChecks: 0 }), {
     name: 'RangeError',
-    message: 'options.sweepChecks must be an integer between 1 and 1000000 (got 0)',
+    message: 'options.sweepChecks must be an integer from 1 to 1000000 (got 0)',
   });
   assert.throws(() => new SharedCache({ memoryBytes: MiB, sweepChecks: '10' }), {
     name: 'TypeError',

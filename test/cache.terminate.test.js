@@ -5,10 +5,10 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const victimFile = new URL('./helpers/victim-worker.js', import.meta.url);
-const probeFile = new URL('./helpers/probe-worker.js', import.meta.url);
+const victimFile = new URL('./fixtures/victim-worker.js', import.meta.url);
+const probeFile = new URL('./fixtures/probe-worker.js', import.meta.url);
 const TERMINATIONS = STRESS ? 2000 : 200;
 const AT_ONCE = 3;
 

@@ -8,7 +8,7 @@ import test from 'node:test';
 import { STRESS } from './helpers/random.js';
 
 test('reading a string while another thread rewrites it returns one of the two and never crashes', () => {
-  const child = new URL('./helpers/text-race-child.js', import.meta.url).pathname;
+  const child = new URL('./fixtures/text-race-child.js', import.meta.url).pathname;
   for (const length of [40, 2000]) {
     const run = spawnSync(process.execPath, [child, String(length), String(STRESS ? 10_000 : 1500)], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.signal, null, `the reader died of ${run.signal} (strings of ${2 * length} bytes)`);

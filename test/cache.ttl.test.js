@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('an entry with a ttl is returned until it expires, then never again', async () => {
   const cache = new SharedCache({ memoryBytes: MiB });

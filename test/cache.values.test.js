@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { jsonCodec } from './helpers/codecs.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('Buffer values come back as a Buffer copy', () => {
   const cache = new SharedCache({ memoryBytes: MiB });

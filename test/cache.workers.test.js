@@ -4,9 +4,9 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SharedCache } from '../lib/index.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
-const workerFile = new URL('./helpers/attach-worker.js', import.meta.url);
+const workerFile = new URL('./fixtures/attach-worker.js', import.meta.url);
 
 test('a worker attached through workerData shares entries both ways', async () => {
   const cache = new SharedCache({ memoryBytes: 4 * MiB });
@@ -42,7 +42,7 @@ test('a worker attached through workerData shares entries both ways', async () =
 test('a piscina pool shares one cache across its workers', async () => {
   const cache = new SharedCache({ memoryBytes: 4 * MiB });
   const pool = new Piscina({
-    filename: new URL('./helpers/piscina-task.js', import.meta.url).href,
+    filename: new URL('./fixtures/piscina-task.js', import.meta.url).href,
     minThreads: 2,
     maxThreads: 2,
   });

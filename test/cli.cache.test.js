@@ -15,11 +15,11 @@ import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { jsonCodec } from './helpers/codecs.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { MiB } from './helpers/units.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = path.join(root, 'bin/arenacache.js');
-const childScript = fileURLToPath(new URL('./helpers/cli-cache-child.js', import.meta.url));
-const MiB = 2 ** 20;
+const childScript = fileURLToPath(new URL('./fixtures/cli-cache-child.js', import.meta.url));
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 /** Runs the command; resolves with its exit code and output (independent runs go in parallel). */
@@ -249,7 +249,7 @@ test('files that are not cache files: exit 1 and say why; they are left untouche
   assert.deepEqual(textJson.value, { error: { code: 'ERR_ARENA_NOT_ARENA', message: `${text} is not a cache file: it does not start with an arena header` } });
   assert.deepEqual(smallResult, failure(1, `${small} is not a cache file: it does not start with an arena header`));
   assert.deepEqual(emptyResult, failure(1, `${empty} is not a cache file: it holds no arena (it is empty, or its creation never finished)`));
-  assert.deepEqual(directoryResult, failure(1, `could not open arena file ${directory}: open failed: Is a directory`));
+  assert.deepEqual(directoryResult, failure(1, `could not open arena file ${directory}: EISDIR: illegal operation on a directory, open '${directory}'`));
   assert.equal(shortJson.code, 1);
   assert.deepEqual(shortJson.value, { error: { code: 'ERR_ARENA_NOT_ARENA', message: `${short} is not a cache file: it does not start with an arena header` } });
   assert.equal(cutShortJson.code, 1, 'an arena file cut short is another failure');

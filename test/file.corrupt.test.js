@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, readSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { headerFieldIndex } from '../lib/arena/layout.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 const RESET_HINT = 'open it with { reset: true } to replace it with a new arena';
 

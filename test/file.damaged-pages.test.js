@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import test from 'node:test';
 import { headerFieldIndex } from '../lib/arena/layout.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const PAGE = 4096;
 const skip = !nativeAvailable && 'native addon unavailable';
 const TRIALS = STRESS ? 400 : 40;

@@ -8,11 +8,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { unshareMissing } from './helpers/unshare.js';
 
-const child = fileURLToPath(new URL('./helpers/fetch-loader-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/fetch-loader-child.js', import.meta.url));
 const skip = !nativeAvailable && 'native addon unavailable';
 
 /** Starts the child (in a new PID namespace with `unshare`) and resolves once its loader runs. */

@@ -4,34 +4,18 @@
 // cache warns, and the umask does not change the mode.
 import assert from 'node:assert/strict';
 import { chmodSync, statSync } from 'node:fs';
-import { setImmediate as tick } from 'node:timers/promises';
 import test from 'node:test';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
+import { MiB } from './helpers/units.js';
+import { warningsOf } from './helpers/warnings.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 const OPENERS = [
   ['SharedCache', SharedCache],
   ['BlockStore', BlockStore],
 ];
-
-/** The warnings with `code` that `fn` emits (process warnings arrive on a later tick). */
-async function warningsOf(t, code, fn) {
-  await tick(); // let warnings of earlier tests arrive first
-  const seen = [];
-  const listener = (warning) => {
-    if (warning.code === code) seen.push(warning);
-  };
-  process.on('warning', listener);
-  t.after(() => process.off('warning', listener));
-  fn();
-  await tick();
-  await tick();
-  process.off('warning', listener);
-  return seen;
-}
 
 for (const [name, Store] of OPENERS) {
   test(`${name}.open: every mode a new file is created with can be opened again, or is refused at creation`, { skip }, (t) => {

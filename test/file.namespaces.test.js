@@ -15,7 +15,7 @@ import { arenaPath } from './helpers/arena-files.js';
 import { unshareMissing } from './helpers/unshare.js';
 
 const run = promisify(execFile);
-const hammer = fileURLToPath(new URL('./helpers/namespace-hammer.js', import.meta.url));
+const hammer = fileURLToPath(new URL('./fixtures/namespace-hammer.js', import.meta.url));
 
 test('two processes in different PID namespaces share one shard without taking over each other\'s locks', { skip: unshareMissing() }, async (t) => {
   const path = arenaPath(t);

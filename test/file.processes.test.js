@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath, killProcess, runProcess, startProcess, stopProcess } from './helpers/arena-files.js';
 import { checkValue } from './helpers/checked-value.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 const KILLS = STRESS ? 1000 : 100;
 

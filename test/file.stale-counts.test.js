@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { H32_SHARD_COUNTS } from '../lib/arena/layout.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 
 test('a file whose published entry counts are stale opens with every shard kept, and max still holds', { skip }, (t) => {

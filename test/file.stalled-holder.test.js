@@ -10,10 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath, killProcess, startProcess } from './helpers/arena-files.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 
 /** A worker that sets `key` in the cache of `handle` and reports when it returns. */

@@ -10,11 +10,11 @@ import { truncateSync } from 'node:fs';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { BlockStore, SharedCache } from '../lib/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
 const TRUNCATED_MESSAGE =
   'the arena file was truncated while mapped (by another process, or outside arenacache): ' +

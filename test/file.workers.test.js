@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const skip = !nativeAvailable && 'native addon unavailable';
-const workerFile = new URL('./helpers/file-worker.js', import.meta.url);
+const workerFile = new URL('./fixtures/file-worker.js', import.meta.url);
 const keys = Array.from({ length: 40 }, (_, i) => `thread:${i}`);
 
 async function runWorkers(count, data) {

@@ -12,8 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('with validateMs 0 every read sees changes made by another program', async (t) => {
   const root = tempDir(t);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { tempDir } from './helpers/fs-tree.js';
 
 const script = `

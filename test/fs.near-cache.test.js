@@ -13,8 +13,8 @@ import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { checkValue, valueOrigin } from './helpers/checked-value.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const newCache = (options) => new SharedCache({ memoryBytes: 4 * MiB, ...options });
 
 test('repeated reads of a hot file are near hits, each a private copy', async (t) => {
@@ -167,7 +167,7 @@ test('a reader never sees an older version than a writer thread has finished wri
   const acknowledged = new Int32Array(new SharedArrayBuffer(4));
   const cfs = new CacheFS({ root, cache, validateMs: 60_000 });
   t.after(() => cfs.close());
-  const worker = new Worker(new URL('./helpers/near-writer.js', import.meta.url), {
+  const worker = new Worker(new URL('./fixtures/near-writer.js', import.meta.url), {
     workerData: { cacheHandle: cache.handle, root, path: 'f', acknowledged, length: 200 },
   });
   const counts = { reads: 0, ok: 0, stale: 0, torn: 0, foreign: 0 };

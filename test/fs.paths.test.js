@@ -6,8 +6,7 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 function setup(t) {
   const root = tempDir(t, 'root');
@@ -74,7 +73,7 @@ test('bad arguments and options are specific errors', async (t) => {
   assert.throws(() => new CacheFS({ root, cache, writemode: 'write-around' }), { name: 'TypeError', message: 'options.writemode is not a known option; did you mean writeMode?' });
   assert.throws(() => new CacheFS({ root, cache, validateMs: -1 }), {
     name: 'RangeError',
-    message: 'options.validateMs must be an integer between 0 (check every call) and 86400000 milliseconds (got -1)',
+    message: 'options.validateMs must be an integer from 0 (check every call) to 86400000 milliseconds (got -1)',
   });
   assert.throws(() => new CacheFS({ root, cache, blockBytes: 8 * MiB }), { name: 'RangeError', message: /^options\.blockBytes \(8388608\) must fit in one entry of the cache/ });
   assert.throws(() => new CacheFS({ root: path.join(root, 'nope'), cache }), { name: 'ArenaCacheError', code: 'ERR_FS_ROOT', message: /^options\.root .*nope cannot be served: ENOENT/ });

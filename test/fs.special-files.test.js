@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 
-const child = fileURLToPath(new URL('./helpers/special-files-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/special-files-child.js', import.meta.url));
 
 test('a FIFO or a socket in the root is refused at once, by every call, and never blocks a thread', { skip: !nativeAvailable && 'the native addon is not loaded' }, () => {
   const run = spawnSync(process.execPath, [child], { encoding: 'utf8', timeout: 60_000 });

@@ -14,12 +14,12 @@ import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { startSwapper } from './helpers/path-swapper.js';
+import { MiB } from './helpers/units.js';
 
 const DURATION_MS = process.env.STRESS === '1' ? 5000 : 700;
-const MiB = 2 ** 20;
 
 function setup(t) {
   const root = tempDir(t, 'race-root');

@@ -12,8 +12,8 @@ import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const PATHS = ['a.txt/', 'a.txt/.', 'd/', 'd/.', 'd/./', 'new/', 'new/.'];
 const LINK_PATHS = ['link-to-dir/', 'link-to-dir/.', 'link-to-file/', 'dangling-link/', 'dangling-link/.'];
 

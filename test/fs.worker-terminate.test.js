@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 
-const child = fileURLToPath(new URL('./helpers/cachefs-terminate-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/cachefs-terminate-child.js', import.meta.url));
 
 test('terminating workers in the middle of CacheFS calls neither aborts the process nor leaks descriptors', { skip: !nativeAvailable && 'the native addon is not loaded' }, () => {
   const run = spawnSync(process.execPath, [child, process.env.STRESS === '1' ? '200' : '40'], { encoding: 'utf8', timeout: 120_000 });

@@ -16,7 +16,7 @@ import { checkValue, makeValue } from './helpers/checked-value.js';
 import { STRESS } from './helpers/random.js';
 import { tempDir } from './helpers/fs-tree.js';
 
-const AGENT = new URL('./helpers/write-back-agent.js', import.meta.url);
+const AGENT = new URL('./fixtures/write-back-agent.js', import.meta.url);
 
 function setup(t, options = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'arenacache-write-back-'));
@@ -423,7 +423,7 @@ test('write-back options are checked', (t) => {
   assert.throws(() => new CacheFS({ root, cache, blocks: {} }), { name: 'TypeError', message: 'options.blocks must be a BlockStore (got an instance of Object)' });
   assert.throws(() => new CacheFS({ root, cache, blocks, writeMode: 'write-back', flushIntervalMs: -1 }), {
     name: 'RangeError',
-    message: 'options.flushIntervalMs must be an integer between 0 (no background flush) and 86400000 milliseconds (got -1)',
+    message: 'options.flushIntervalMs must be an integer from 0 (no background flush) to 86400000 milliseconds (got -1)',
   });
   assert.throws(() => new CacheFS({ root, cache, blocks, writeMode: 'write-back', flushIntervalMs: '5' }), { name: 'TypeError' });
 });

@@ -12,8 +12,8 @@ import path from 'node:path';
 import test from 'node:test';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 
 const FLAGS = ['r', 'r+', 'w', 'w+', 'a', 'a+'];
 const CALLS = {
@@ -56,12 +56,6 @@ function assertSame(actual, plain) {
   for (const [name, answered] of Object.entries(plain)) assert.deepEqual(actual[name], answered, name);
 }
 
-async function inodeFs(t) {
-  const ifs = await InodeFS.open(path.join(tempDir(t, 'inodefs'), 'fs.lmdb'));
-  t.after(() => ifs.close());
-  return ifs;
-}
-
 async function expected(t, flags = FLAGS) {
   const dir = tempDir(t, 'plain');
   const file = path.join(dir, 'f');
@@ -88,7 +82,7 @@ for (const writeMode of ['write-through', 'write-back', 'write-around']) {
 }
 
 test('CacheFS handles over an InodeFS: reads and writes of nothing as node:fs, for every flag', async (t) => {
-  const ifs = await inodeFs(t);
+  const ifs = await openFs(t);
   const cfs = new CacheFS({ root: ifs, cache: new SharedCache({ memoryBytes: 4 * 2 ** 20 }) });
   t.after(() => cfs.close());
   const contents = { reset: () => ifs.writeFile('/f', 'abc'), read: () => cfs.readFile('f') };
@@ -96,7 +90,7 @@ test('CacheFS handles over an InodeFS: reads and writes of nothing as node:fs, f
 });
 
 test('InodeFS handles, and a snapshot\'s (read-only), read and write nothing as node:fs', async (t) => {
-  const ifs = await inodeFs(t);
+  const ifs = await openFs(t);
   const contents = { reset: () => ifs.writeFile('/f', 'abc'), read: () => ifs.readFile('/f') };
   assertSame(await answers((flag) => ifs.open('/f', flag), FLAGS, contents), await expected(t));
   await ifs.writeFile('/f', 'abc');

@@ -7,8 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { peer, SECRET, until } from './helpers/invalidation.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 /** Two caches, each with a bus (both with `options`), peered with each other and verified by each other. */
 async function pair(t, options = {}) {

@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { peer, SECRET, until } from './helpers/invalidation.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('a peer\'s value is stored only for the receiver\'s own markers; another key is deleted and counted as a not-marker drop', async (t) => {
   const sender = new SharedCache({ memoryBytes: 8 * MiB });

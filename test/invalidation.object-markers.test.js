@@ -5,8 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { peer, SECRET, until } from './helpers/invalidation.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('an object marker value arrives whole in a peer whose arena has other shapes under the same record ids', async (t) => {
   const sender = new SharedCache({ memoryBytes: 8 * MiB });

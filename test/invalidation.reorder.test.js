@@ -5,8 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { peer, SECRET, startRecorder, until } from './helpers/invalidation.js';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 test('reordered datagrams of one sender: the older marker value does not win', async (t) => {
   const recorder = await startRecorder();

@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
-import { kClock } from '../lib/cache/invalidation/internal.js';
+import { kClock } from '../lib/internal-symbols.js';
 import { openDatagram, secretBytes } from '../lib/cache/invalidation/wire.js';
 import { peer, SECRET, startRecorder, until } from './helpers/invalidation.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const OPTIONS = { secret: SECRET, markers: ['ver:'] };
 /** A clock `ms` ahead of this machine's (behind when negative). */
 const skewed = (ms) => () => Date.now() + ms;

@@ -5,8 +5,7 @@ import { createCache } from 'cache-manager';
 import { Keyv } from 'keyv';
 import { SharedCache } from '../lib/index.js';
 import { createKeyv, KeyvArenaCache } from 'arenacache/keyv';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 function setup(keyvOptions, cacheManagerOptions) {
   const cache = new SharedCache({ memoryBytes: 4 * MiB });

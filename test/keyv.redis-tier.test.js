@@ -17,7 +17,7 @@ import KeyvRedis from '@keyv/redis';
 import { createCache } from 'cache-manager';
 import { Keyv } from 'keyv';
 import { SharedCache } from '../lib/index.js';
-import { nativeAvailable, nativeUnavailableReason } from '../lib/native.js';
+import { nativeAvailable, nativeUnavailableReason } from '../lib/native/addon.js';
 import { KeyvArenaCache } from '../lib/keyv/index.js';
 import { SECRET, until } from './helpers/invalidation.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';

@@ -6,8 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { Keyv } from 'keyv';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { createKeyv, KeyvArenaCache } from 'arenacache/keyv';
-
-const MiB = 2 ** 20;
+import { MiB } from './helpers/units.js';
 
 function newCache(options) {
   return new SharedCache({ memoryBytes: 4 * MiB, ...options });
@@ -283,7 +282,7 @@ test('constructor and createKeyv arguments are checked', () => {
   // Options are SharedCache's, checked by it.
   assert.throws(() => new KeyvArenaCache({}), {
     name: 'TypeError',
-    message: 'options.memoryBytes is required: an integer between 1 MiB (1048576) and 1 TiB (1099511627776)',
+    message: 'options.memoryBytes is required: an integer from 1 MiB (1048576) to 1 TiB (1099511627776)',
   });
   assert.throws(() => new KeyvArenaCache({ memoryBytes: MiB, namespace: 'x' }), {
     name: 'TypeError',

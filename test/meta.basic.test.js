@@ -5,16 +5,10 @@ import path from 'node:path';
 import test from 'node:test';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-
-async function openFs(t, options) {
-  const file = path.join(tempDir(t), 'fs.lmdb');
-  const ifs = await InodeFS.open(file, options);
-  t.after(() => ifs.close());
-  return { ifs, file };
-}
+import { openFs } from './helpers/inode-fs.js';
 
 test('files, directories and links: write, read, list, stat, rename, remove', async (t) => {
-  const { ifs } = await openFs(t);
+  const ifs = await openFs(t);
   assert.equal(await ifs.mkdir('/a/b/c', { recursive: true }), '/a');
   await ifs.writeFile('/a/b/one.txt', 'one');
   await ifs.appendFile('/a/b/one.txt', ' more');
@@ -43,7 +37,7 @@ test('files, directories and links: write, read, list, stat, rename, remove', as
 });
 
 test('large files are chunked, deduplicated, and read back whole', async (t) => {
-  const { ifs } = await openFs(t, { chunkBytes: 4096, inlineBytes: 100 });
+  const ifs = await openFs(t, { chunkBytes: 4096, inlineBytes: 100 });
   const data = Buffer.alloc(50_000);
   for (let i = 0; i < data.length; i++) data[i] = (i * 7) & 0xff;
   await ifs.writeFile('/x', data);
@@ -56,7 +50,7 @@ test('large files are chunked, deduplicated, and read back whole', async (t) => 
 });
 
 test('errors are node:fs-shaped: ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, ELOOP', async (t) => {
-  const { ifs } = await openFs(t);
+  const ifs = await openFs(t);
   await ifs.mkdir('/d');
   await ifs.writeFile('/d/f', 'x');
   await assert.rejects(ifs.readFile('/missing'), { code: 'ENOENT', errno: -2, syscall: 'open', path: '/missing', message: "ENOENT: no such file or directory, open '/missing'" });
@@ -79,7 +73,7 @@ test('errors are node:fs-shaped: ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EIN
 });
 
 test('bad arguments are TypeErrors and RangeErrors that name them', async (t) => {
-  const { ifs } = await openFs(t);
+  const ifs = await openFs(t);
   await assert.rejects(ifs.readFile('relative'), { name: 'RangeError', message: 'path must be an absolute path starting with "/" (got "relative")' });
   await assert.rejects(ifs.readFile(7), { name: 'TypeError', message: 'path must be a string (got 7)' });
   await assert.rejects(ifs.writeFile('/f', 42), { name: 'TypeError', message: 'data must be a string, Buffer, TypedArray or DataView (got 42)' });

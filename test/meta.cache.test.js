@@ -6,12 +6,7 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-
-async function openFs(t, options) {
-  const ifs = await InodeFS.open(path.join(tempDir(t), 'fs.lmdb'), options);
-  t.after(() => ifs.close());
-  return ifs;
-}
+import { openFs } from './helpers/inode-fs.js';
 
 test('cacheStats counts hits and misses; flushCache empties; setCacheSize(0) disables', async (t) => {
   const ifs = await openFs(t, { cacheSize: 100 });

@@ -4,14 +4,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
-import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 
-async function openFs(t, name = 'fs.lmdb') {
-  const ifs = await InodeFS.open(path.join(tempDir(t), name), { inlineBytes: 64, chunkBytes: 4096 });
-  t.after(() => ifs.close());
-  return ifs;
-}
+/** Small inline and chunk limits: a few KiB of contents already spans several chunks. */
+const SMALL = { inlineBytes: 64, chunkBytes: 4096 };
 
 async function fillTree(ifs) {
   await ifs.mkdir('/config/sub', { recursive: true });
@@ -24,7 +21,7 @@ async function fillTree(ifs) {
 }
 
 test('copyTo restores a snapshot into the same InodeFS, and into another one', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await fillTree(ifs);
   const snap = ifs.createSnapshot('before-update');
   await ifs.writeFile('/config/app.json', 'changed');
@@ -39,7 +36,7 @@ test('copyTo restores a snapshot into the same InodeFS, and into another one', a
   assert.equal(stats.mtimeMs, 1_000_000_000);
   assert.equal((await ifs.stat('/config-restore/sub')).mode & 0o777, 0o750);
 
-  const other = await openFs(t, 'other.lmdb');
+  const other = await openFs(t, SMALL);
   assert.deepEqual(await snap.copyTo(other, '/'), { files: 2, directories: 3, symlinks: 1, bytes: 20_007 });
   assert.deepEqual(await other.readdir('/'), ['config', 'empty']);
   snap.release();
@@ -48,7 +45,7 @@ test('copyTo restores a snapshot into the same InodeFS, and into another one', a
 });
 
 test('copyToDir writes the tree to disk with modes, times and links', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await fillTree(ifs);
   const snap = ifs.createSnapshot('to-disk', { persist: true });
   const dir = path.join(tempDir(t, 'out'), 'restored');
@@ -65,7 +62,7 @@ test('copyToDir writes the tree to disk with modes, times and links', async (t) 
 });
 
 test('a copy never merges into existing data, and its arguments are checked', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await fillTree(ifs);
   const snap = ifs.createSnapshot('s');
   t.after(() => snap.release());

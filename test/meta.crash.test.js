@@ -13,7 +13,7 @@ import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 
-const WRITER = fileURLToPath(new URL('./helpers/inodefs-writer.js', import.meta.url));
+const WRITER = fileURLToPath(new URL('./fixtures/inodefs-writer.js', import.meta.url));
 const KILLS = STRESS ? 200 : 50;
 
 async function checkWhole(reader, label) {

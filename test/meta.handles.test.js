@@ -7,16 +7,14 @@ import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 
-async function openFs(t) {
-  const ifs = await InodeFS.open(path.join(tempDir(t), 'fs.lmdb'), { inlineBytes: 64, chunkBytes: 4096 });
-  t.after(() => ifs.close());
-  return ifs;
-}
+/** Small inline and chunk limits: a few KiB of contents already spans several chunks. */
+const SMALL = { inlineBytes: 64, chunkBytes: 4096 };
 
 test('writes at offsets, reads at offsets and at the position, truncate: the same bytes as a Buffer model', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   const seed = testSeed();
   const random = seededRandom(seed);
   const handle = await ifs.open('/data', 'w+');
@@ -51,7 +49,7 @@ test('writes at offsets, reads at offsets and at the position, truncate: the sam
 });
 
 test('the position advances with reads and writes; append always appends; readFile reads it all', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   const handle = await ifs.open('/log', 'a+');
   await handle.write(Buffer.from('one '));
   await handle.write(Buffer.from('two '), 0, 4, 0); // appends anyway, as O_APPEND does
@@ -71,7 +69,7 @@ test('the position advances with reads and writes; append always appends; readFi
 });
 
 test('open flags: create, exclusive, truncate, missing files, directories, and bad flags', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await ifs.writeFile('/f', 'content');
   await ifs.mkdir('/dir');
   await assert.rejects(ifs.open('/missing'), { code: 'ENOENT', message: "ENOENT: no such file or directory, open '/missing'" });
@@ -92,7 +90,7 @@ test('open flags: create, exclusive, truncate, missing files, directories, and b
 });
 
 test('a handle follows its file across renames, keeps a removed file until closed, and checks its arguments', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await ifs.writeFile('/a', 'abc');
   const handle = await ifs.open('/a', 'r+');
   await ifs.rename('/a', '/b');
@@ -130,7 +128,7 @@ test('a handle of a directory removed while open (with its parent) keeps it: fst
   // SEED=1160420292 of fs.differential: open('d1/a', 'r') of a directory,
   // rm('d1', { recursive: true }), then a read on the handle: node:fs says
   // EISDIR; the InodeFS had dropped the directory (ENOENT).
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   const cache = new SharedCache({ memoryBytes: 2 ** 21 });
   t.after(() => cache.close());
   const cached = new CacheFS({ root: ifs, cache, validateMs: 0 });
@@ -161,7 +159,7 @@ test('a handle of a directory removed while open (with its parent) keeps it: fst
 });
 
 test('a snapshot opens files read-only, and its handles see the snapshot', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await ifs.writeFile('/f', Buffer.alloc(10_000, 1));
   for (const persist of [false, true]) {
     const snap = ifs.createSnapshot(`s-${persist}`, { persist });
@@ -183,7 +181,7 @@ test('a snapshot opens files read-only, and its handles see the snapshot', async
 });
 
 test('a write of nothing changes nothing, even past the end; a file over 16 GiB is EFBIG', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await ifs.writeFile('/f', 'abc');
   const before = await ifs.stat('/f');
   const handle = await ifs.open('/f', 'r+');
@@ -198,7 +196,7 @@ test('a write of nothing changes nothing, even past the end; a file over 16 GiB 
 });
 
 test('truncate, chmod and utimes by path', async (t) => {
-  const ifs = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await ifs.writeFile('/f', Buffer.alloc(9000, 3));
   await ifs.truncate('/f', 5000);
   assert.deepEqual(await ifs.readFile('/f'), Buffer.alloc(5000, 3));

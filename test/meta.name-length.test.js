@@ -8,16 +8,10 @@ import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 
 const LONG = 'x'.repeat(256);
-
-async function openFs(t) {
-  const ifs = await InodeFS.open(path.join(tempDir(t), 'fs.lmdb'));
-  t.after(() => ifs.close());
-  return ifs;
-}
 
 /** node:fs's ENAMETOOLONG for `syscall` on `p` (and `dest`). */
 function tooLong(syscall, p, dest) {

@@ -15,13 +15,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { InodeFS } from '../lib/meta/index.js';
-import { fileClose, fileLock, fileOpen, LOCK_NONE, LOCK_SHARED } from '../lib/native.js';
+import { fileClose, fileLock, fileOpen, LOCK_NONE, LOCK_SHARED } from '../lib/native/mapped-file.js';
 import { tempDir } from './helpers/fs-tree.js';
 
-const helper = (name) => fileURLToPath(new URL(`./helpers/${name}`, import.meta.url));
-const OWNER = helper('inodefs-owner.js');
-const OPENER = helper('inodefs-opener.js');
-const ZOMBIE_PARENT = helper('zombie-parent.js');
+const fixture = (name) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const OWNER = fixture('inodefs-owner.js');
+const OPENER = fixture('inodefs-opener.js');
+const ZOMBIE_PARENT = fixture('zombie-parent.js');
 
 const environment = (native) => (native ? { ...process.env, ARENACACHE_NATIVE: '' } : { ...process.env, ARENACACHE_NATIVE: 'off' });
 

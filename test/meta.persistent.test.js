@@ -7,16 +7,10 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 
 const SMALL = { inlineBytes: 256, chunkBytes: 4096 };
-
-async function openFs(t, options = SMALL) {
-  const file = path.join(tempDir(t), 'fs.lmdb');
-  const ifs = await InodeFS.open(file, options);
-  t.after(() => ifs.close());
-  return { ifs, file };
-}
 
 /** path -> 'dir' | 'link:<target>' | file bytes (hex), everything a reader shows. */
 async function treeOf(reader) {
@@ -30,7 +24,8 @@ async function treeOf(reader) {
 }
 
 test('a persistent snapshot survives a restart; listSnapshots, openSnapshot, deleteSnapshot', async (t) => {
-  const { ifs, file } = await openFs(t);
+  const ifs = await openFs(t, SMALL);
+  const file = ifs.path;
   await ifs.mkdir('/config');
   await ifs.writeFile('/config/app.json', '{"v":1}');
   const big = Buffer.alloc(10_000, 7);
@@ -68,7 +63,7 @@ test('a persistent snapshot survives a restart; listSnapshots, openSnapshot, del
 });
 
 test('a persistent snapshot costs O(changes): only records changed after it are copied', async (t) => {
-  const { ifs } = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   await ifs.mkdir('/tree');
   for (let i = 0; i < 300; i++) await ifs.writeFile(`/tree/f${i}`, `file ${i}`);
   ifs.createSnapshot('s1', { persist: true });
@@ -88,7 +83,7 @@ test('a persistent snapshot costs O(changes): only records changed after it are 
 });
 
 test('snapshot names and options are checked; a taken name and an unknown name are errors', async (t) => {
-  const { ifs } = await openFs(t);
+  const ifs = await openFs(t, SMALL);
   ifs.createSnapshot('one', { persist: true });
   assert.throws(() => ifs.createSnapshot('one', { persist: true }), { code: 'ERR_SNAPSHOT_EXISTS', message: 'a persistent snapshot named "one" already exists; delete it first or choose another name' });
   assert.throws(() => ifs.openSnapshot('two'), { code: 'ERR_SNAPSHOT_NOT_FOUND', message: 'no persistent snapshot is named "two"' });

@@ -8,12 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-
-async function openFs(t, options) {
-  const ifs = await InodeFS.open(path.join(tempDir(t), 'fs.lmdb'), options);
-  t.after(() => ifs.close());
-  return ifs;
-}
+import { openFs } from './helpers/inode-fs.js';
 
 test('a snapshot keeps the state it was taken in; walk lists it depth first', async (t) => {
   const ifs = await openFs(t);
@@ -76,7 +71,7 @@ test('createSnapshot takes microseconds', async (t) => {
 });
 
 test('a snapshot garbage-collected without release() is released, with a warning', (t) => {
-  const child = fileURLToPath(new URL('./helpers/snapshot-leak-child.js', import.meta.url));
+  const child = fileURLToPath(new URL('./fixtures/snapshot-leak-child.js', import.meta.url));
   const output = execFileSync(process.execPath, ['--expose-gc', child, path.join(tempDir(t), 'fs.lmdb')], { encoding: 'utf8' });
   assert.deepEqual(JSON.parse(output), {
     warning: { code: 'ARENACACHE_SNAPSHOT_LEAK', message: 'InodeFS snapshot "leaked" was garbage-collected without release(); release() it when done' },

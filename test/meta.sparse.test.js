@@ -9,18 +9,13 @@ import test from 'node:test';
 import { open } from 'lmdb';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 import { seededRandom, testSeed } from './helpers/random.js';
+import { GiB } from './helpers/units.js';
 
-const GiB = 2 ** 30;
 const LIMIT = 2 ** 34;
 /** InodeFS's default chunk size: a hole is whole chunks, so a file stores at most a chunk around each written byte. */
 const CHUNK = 256 * 1024;
-
-async function openFs(t, name = 'fs.lmdb', options = undefined) {
-  const ifs = await InodeFS.open(path.join(tempDir(t), name), options);
-  t.after(() => ifs.close());
-  return ifs;
-}
 
 async function readAt(handle, position, length) {
   const buffer = Buffer.alloc(length, 0xee);
@@ -124,7 +119,7 @@ test('sparse files copy as sparse files: to another InodeFS and to a directory o
   const snap = ifs.createSnapshot('copy');
   t.after(() => snap.release());
 
-  const other = await openFs(t, 'other.lmdb');
+  const other = await openFs(t);
   assert.deepEqual(await snap.copyTo(other, '/'), { files: 3, directories: 1, symlinks: 0, bytes: size + 3 * GiB + 300_000 });
   const copied = await other.open('/s/head');
   assert.equal((await copied.stat()).size, size);
@@ -155,7 +150,7 @@ test('sparse files copy as sparse files: to another InodeFS and to a directory o
 });
 
 test('random writes far past the end and truncates, with snapshots between: the same bytes as a Buffer model, fsck-clean', async (t) => {
-  const ifs = await openFs(t, 'fs.lmdb', { inlineBytes: 64, chunkBytes: 4096 });
+  const ifs = await openFs(t, { inlineBytes: 64, chunkBytes: 4096 });
   const seed = testSeed();
   const random = seededRandom(seed);
   const handle = await ifs.open('/data', 'w+');

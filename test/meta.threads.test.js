@@ -11,7 +11,7 @@ import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { STRESS, testSeed } from './helpers/random.js';
 
-const THREAD = new URL('./helpers/inodefs-thread.js', import.meta.url);
+const THREAD = new URL('./fixtures/inodefs-thread.js', import.meta.url);
 
 test('worker threads share one inode cache: checksummed files, no torn reads, no stale records', { timeout: 120_000 }, async (t) => {
   const file = path.join(tempDir(t), 'fs.lmdb');

@@ -14,8 +14,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import test from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { openFs } from './helpers/inode-fs.js';
 
 /** Paths below the root, joined by hand: path.join would turn "a.txt/." into "a.txt". */
 const SHAPES = [
@@ -137,15 +137,9 @@ function tree(f, top) {
   return out;
 }
 
-async function inodeFs(t) {
-  const ifs = await InodeFS.open(`${tempDir(t, 'slash-ifs')}/fs.lmdb`, { durable: false });
-  t.after(() => ifs.close());
-  return ifs;
-}
-
 test('every InodeFS call answers "x/" and "x/." as node:fs does, and leaves the tree it leaves', async (t) => {
   const root = tempDir(t, 'slash-disk');
-  const ifs = await inodeFs(t);
+  const ifs = await openFs(t, { durable: false });
   reset(fs, root);
   reset(ifs, '');
   const pristine = tree(fs, root);
@@ -188,7 +182,7 @@ test('every InodeFS call answers "x/" and "x/." as node:fs does, and leaves the 
 
 test('a snapshot reads "x/" and "x/." as node:fs does', async (t) => {
   const root = tempDir(t, 'slash-disk');
-  const ifs = await inodeFs(t);
+  const ifs = await openFs(t, { durable: false });
   reset(fs, root);
   reset(ifs, '');
   const ephemeral = ifs.createSnapshot('now');
@@ -213,7 +207,7 @@ test('a snapshot reads "x/" and "x/." as node:fs does', async (t) => {
 });
 
 test('rm("/a.txt/.") is ENOTDIR and leaves the file, in every form', async (t) => {
-  const ifs = await inodeFs(t);
+  const ifs = await openFs(t, { durable: false });
   ifs.writeFileSync('/a.txt', 'keep');
   assert.throws(() => ifs.rmSync('/a.txt/.'), { code: 'ENOTDIR', syscall: 'rm', path: '/a.txt/.', message: "ENOTDIR: not a directory, rm '/a.txt/.'" });
   await assert.rejects(ifs.rm('/a.txt/', { recursive: true, force: true }), { code: 'ENOTDIR', message: "ENOTDIR: not a directory, rm '/a.txt/'" });
@@ -222,7 +216,7 @@ test('rm("/a.txt/.") is ENOTDIR and leaves the file, in every form', async (t) =
 });
 
 test('rm of "d/." or "link-to-dir/" with recursive fails and removes nothing', async (t) => {
-  const ifs = await inodeFs(t);
+  const ifs = await openFs(t, { durable: false });
   reset(ifs, '');
   await assert.rejects(ifs.rm('/d/.', { recursive: true }), { code: 'EINVAL', message: "EINVAL: invalid argument, rm '/d/.'" });
   // The trailing slash follows the link to stat it, but a link is not a directory to remove.

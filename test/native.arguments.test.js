@@ -2,7 +2,7 @@
 // too few, too many, each argument of a wrong type or out of range, values
 // inside its objects and arrays, getters that throw or detach a buffer),
 // throws a TypeError or RangeError naming the argument, and the process
-// lives on. lib/native.js checks arguments before they cross; these are the
+// lives on. lib/native/ checks arguments before they cross; these are the
 // addon's own checks, for every other caller. The calls run in a child
 // process, so that an abort or a crash is seen as the child's exit.
 import assert from 'node:assert/strict';
@@ -13,11 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
-import { nativeAvailable, nativeBinary } from '../lib/native.js';
+import { nativeAvailable, nativeBinary } from '../lib/native/addon.js';
 import { argumentCases, coveredExports } from './helpers/native-argument-cases.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';
-const child = fileURLToPath(new URL('./helpers/native-arguments-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/native-arguments-child.js', import.meta.url));
 
 /**
  * What each case did: its JSON line, or { outcome: 'crashed', ... } for the

@@ -8,10 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 
 const SYSCTL = '/proc/sys/fs/protected_symlinks';
-const child = fileURLToPath(new URL('./helpers/protected-symlinks-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/protected-symlinks-child.js', import.meta.url));
 
 function why() {
   if (!nativeAvailable) return 'the native addon is not loaded';

@@ -1,4 +1,4 @@
-// lib/native.js rootFiles() and rootFilesSync(): CacheFS's file operations on
+// lib/native/root-files.js rootFiles() and rootFilesSync(): CacheFS's file operations on
 // paths beneath a root's descriptor. Each answers as node:fs answers the
 // same call by path (values, stats, errors), follows links that stay inside
 // the root and refuses the ones that leave it. The race against swapped
@@ -9,10 +9,11 @@ import * as fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import test from 'node:test';
-import * as native from '../lib/native.js';
+import { nativeAvailable, nativeBinary } from '../lib/native/addon.js';
+import * as native from '../lib/native/root-files.js';
 import { tempDir } from './helpers/fs-tree.js';
 
-const skip = native.nativeAvailable ? false : 'the native addon is not loaded (ARENACACHE_NATIVE=off or not built)';
+const skip = nativeAvailable ? false : 'the native addon is not loaded (ARENACACHE_NATIVE=off or not built)';
 const FIELDS = ['dev', 'ino', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'size', 'blksize', 'blocks', 'atimeMs', 'mtimeMs', 'ctimeMs', 'birthtimeMs'];
 const { O_RDONLY, O_DIRECTORY, O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
 
@@ -280,7 +281,7 @@ test('rootFiles and rootFilesSync check their arguments; the raw addon throws in
     [() => native.rootFiles(native.ROOT_STORE, fd, root, 'a', '', 0, 0, 'text'), TypeError, 'data must be a Buffer or Uint8Array (got "text")'],
   ];
   for (const [run, name, message] of cases) assert.throws(run, { name: name.name, message });
-  const addon = createRequire(import.meta.url)(native.nativeBinary);
+  const addon = createRequire(import.meta.url)(nativeBinary);
   assert.throws(() => addon.rootFilesSync(), { name: 'TypeError' });
   assert.throws(() => addon.rootFiles('x', fd, root, 'a', '', 0, 0), { name: 'TypeError' });
   assert.throws(() => addon.rootFilesSync(native.ROOT_STORE, fd, root, 'a', '', 0, 0, 'x'), { name: 'TypeError' });

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { currentThreadId, isProcessAlive, isThreadAlive, nativeAvailable, nativeBinary, nativeUnavailableReason, requireNative } from '../lib/native.js';
+import { nativeAvailable, nativeBinary, nativeUnavailableReason, requireNative } from '../lib/native/addon.js';
+import { currentThreadId, isProcessAlive, isThreadAlive } from '../lib/native/thread-identity.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -18,9 +19,9 @@ function copyPackage(copy) {
   symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
 }
 
-/** What lib/native.js concludes when loaded from the package at `copy`. */
+/** What the loader (lib/native/addon.js) concludes when loaded from the package at `copy`. */
 function loadIn(copy) {
-  const child = fileURLToPath(new URL('./helpers/loader-child.js', import.meta.url));
+  const child = fileURLToPath(new URL('./fixtures/loader-child.js', import.meta.url));
   const env = { ...process.env };
   delete env.ARENACACHE_NATIVE;
   return JSON.parse(execFileSync(process.execPath, [child, copy], { env, encoding: 'utf8' }));
@@ -40,7 +41,7 @@ test('thread identity: our own thread is alive, an exited worker is not', { skip
   const worker = new Worker(
     `const { parentPort } = require('node:worker_threads');
      setInterval(() => {}, 1000); // stay alive until terminated
-     import(${JSON.stringify(new URL('../lib/native.js', import.meta.url).href)}).then((native) => parentPort.postMessage(native.currentThreadId()));`,
+     import(${JSON.stringify(new URL('../lib/native/thread-identity.js', import.meta.url).href)}).then((native) => parentPort.postMessage(native.currentThreadId()));`,
     { eval: true },
   );
   const [workerTid] = await once(worker, 'message');
@@ -70,7 +71,7 @@ test('liveness arguments are checked before reaching C++', () => {
 });
 
 test('without the addon the cache works and native features say why they are unavailable', () => {
-  const child = fileURLToPath(new URL('./helpers/native-off-child.js', import.meta.url));
+  const child = fileURLToPath(new URL('./fixtures/native-off-child.js', import.meta.url));
   const output = execFileSync(process.execPath, [child], { env: { ...process.env, ARENACACHE_NATIVE: 'off' }, encoding: 'utf8' });
   const result = JSON.parse(output);
   assert.equal(result.nativeAvailable, false);

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
 
-const child = fileURLToPath(new URL('./helpers/deep-walk-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/deep-walk-child.js', import.meta.url));
 
 test('a path 1000 directories deep resolves through the walk under a limit of 256 descriptors', { skip: !nativeAvailable && 'the native addon is not loaded' }, () => {
   const run = spawnSync('sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" "${child}" 1000`], { encoding: 'utf8', timeout: 60_000 });

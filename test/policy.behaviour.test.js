@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { seededRandom, testSeed } from './helpers/random.js';
+import { MiB } from './helpers/units.js';
 
-const MiB = 2 ** 20;
 const POLICIES = ['hybrid', 'lru', 'lfu', 'ttl'];
 
 test('the default policy is hybrid; attached caches use the creator\'s policy', () => {

@@ -12,7 +12,7 @@ import { tempDir } from './helpers/fs-tree.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 import { readTree, writeTree } from './helpers/workspace-tree.js';
 
-const child = fileURLToPath(new URL('./helpers/workspace-child.js', import.meta.url));
+const child = fileURLToPath(new URL('./fixtures/workspace-child.js', import.meta.url));
 const ROUNDS = STRESS ? 100 : 20;
 
 function treeOf(variant) {

@@ -11,7 +11,8 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import path from 'node:path';
 import { test } from 'node:test';
 import { getSystemErrorMap } from 'node:util';
-import { JOB_HASH, nativeAvailable } from '../lib/native.js';
+import { nativeAvailable } from '../lib/native/addon.js';
+import { JOB_HASH } from '../lib/native/file-jobs.js';
 import { JobList } from '../lib/snapshot/engine.js';
 import { ArenaCacheError, cloneTree, codes, Workspace } from '../lib/snapshot/index.js';
 import { tempDir } from './helpers/fs-tree.js';

@@ -1,5 +1,5 @@
-// The native engine for workspace snapshots (lib/native.js over
-// src/native/tree_scan, file_jobs, dir_exchange, fs_sync), on real files in
+// The native engine for workspace snapshots (lib/native/ and
+// src/native/: tree_scan, file_jobs, dir_exchange, fs_sync), on real files in
 // a temporary directory. The tmpdir here is ext4 (no reflink); the reflink
 // engine is tried on a loop-mounted XFS where the machine allows it.
 import assert from 'node:assert/strict';
@@ -12,6 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
+import { nativeAvailable } from '../lib/native/addon.js';
+import { exchangePaths, probeReflink, renameNoReplace } from '../lib/native/dir-exchange.js';
 import {
   ENGINE_COPY,
   ENGINE_COPY_FILE_RANGE,
@@ -24,14 +26,10 @@ import {
   JOB_EXTRACT,
   JOB_HASH,
   JOB_PACK,
-  exchangePaths,
-  nativeAvailable,
-  probeReflink,
-  renameNoReplace,
   runFileJobs,
-  scanTree,
-  syncFilesystem,
-} from '../lib/native.js';
+} from '../lib/native/file-jobs.js';
+import { syncFilesystem } from '../lib/native/fs-sync.js';
+import { scanTree } from '../lib/native/tree-scan.js';
 import { reflinkMount, sharesExtents } from './helpers/xfs.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';
@@ -668,9 +666,13 @@ test('every argument is checked in JavaScript, with a message naming it', () => 
 });
 
 test('without the addon each wrapper throws ERR_NATIVE_UNAVAILABLE', () => {
-  const native = new URL('../lib/native.js', import.meta.url).href;
+  const nativeModule = (name) => JSON.stringify(new URL(`../lib/native/${name}.js`, import.meta.url).href);
   const script = `
-    const native = await import(${JSON.stringify(native)});
+    const { scanTree } = await import(${nativeModule('tree-scan')});
+    const { runFileJobs } = await import(${nativeModule('file-jobs')});
+    const { exchangePaths, renameNoReplace, probeReflink } = await import(${nativeModule('dir-exchange')});
+    const { syncFilesystem } = await import(${nativeModule('fs-sync')});
+    const native = { scanTree, runFileJobs, exchangePaths, renameNoReplace, probeReflink, syncFilesystem };
     const calls = {
       scanTree: () => native.scanTree('/tmp'),
       runFileJobs: () => native.runFileJobs({ ops: new Uint8Array(0), srcs: [], dsts: [], offsets: new Float64Array(0), lengths: new Float64Array(0),

@@ -194,7 +194,7 @@ test('argument errors name the argument and what was expected', async (t) => {
   assert.throws(() => workspace.history({ format: 'xml' }), { name: 'RangeError', message: `options.format must be 'json' or 'table' (got "xml")` });
   await assert.rejects(workspace.pin('head', { until: 'not a date' }), { name: 'RangeError', message: 'options.until must be a valid date (got "not a date")' });
   await assert.rejects(workspace.pin('head', { until: {} }), { name: 'TypeError', message: 'options.until must be a Date, an ISO date string or ms since the epoch (got an instance of Object)' });
-  await assert.rejects(workspace.gc({ keepLast: -1 }), { name: 'RangeError', message: 'options.keepLast must be an integer >= 0 (got -1)' });
+  await assert.rejects(workspace.gc({ keepLast: -1 }), { name: 'RangeError', message: 'options.keepLast must be a non-negative integer (got -1)' });
   await assert.rejects(workspace.restore(7), { name: 'TypeError', message: 'id must be a string (got 7)' });
 });
 

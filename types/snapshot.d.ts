@@ -156,7 +156,7 @@ export interface EngineFallback {
   path: string;
   /** The engine it got instead. */
   engine: 'copy_file_range' | 'copy';
-  /** Why reflink failed for it (such as 'EOPNOTSUPP'), or null. */
+  /** Why reflink failed for it (such as 'ENOTSUP'), or null. */
   code: ErrnoName | null;
 }
 

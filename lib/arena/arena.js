@@ -1,7 +1,7 @@
 // Arena: the shards of one shared buffer, seen from one thread.
 //
-// Keys arrive here as bytes with their kind and hash (lib/cache does the
-// encoding); values as raw bytes or a string. Readers never take a lock:
+// Keys arrive here encoded (an EncodedKey, below: lib/cache does the
+// encoding); values as an EntryToStore. Readers never take a lock:
 // they read a shard's sequence, look up and copy the value, and read the
 // sequence again; if a writer came in between they retry, and after a few
 // failed tries they read under the lock (so a reader always finishes).
@@ -22,12 +22,11 @@ import {
   RECORD_HEADER_BYTES,
   STALE_F64,
   STAMP_F64,
-  TYPE_LIVE,
   VALUE_KIND_SHIFT,
   VALUE_UTF8,
 } from './record.js';
 import { Clock } from './clock.js';
-import { RecordStamp } from './record-stamp.js';
+import { LastEntry } from './record-stamp.js';
 import { Shard } from './shard.js';
 import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
 import { M_COUNT, M_LIVE_BYTES } from './shard-meta.js';
@@ -39,6 +38,27 @@ import { publishRepair } from './repair-channel.js';
 import { releaseSweeperLease } from './sweep.js';
 import { memoryWaiting } from './waiting.js';
 import { recoverStructures, structureProblems } from './structures.js';
+
+/**
+ * A key as the cache encoded it: the cache's KeyEncoder (see
+ * lib/cache/key-encoder.js), one object reused call after call.
+ * @typedef {object} EncodedKey
+ * @property {Uint8Array} bytes the key is bytes[0, length)
+ * @property {number} length
+ * @property {number} kind KEY_STRING or KEY_BYTES
+ * @property {number} hash
+ */
+
+/**
+ * A value ready to store: the cache's one reused entry (see SharedCache#prepare).
+ * @typedef {object} EntryToStore
+ * @property {number} kind VALUE_RAW, VALUE_UTF8 or VALUE_CODEC
+ * @property {Uint8Array | string | null} payload the bytes, or for VALUE_UTF8 the string
+ * @property {number} length the payload's byte length (UTF-8 for a string)
+ * @property {number} expiresAt 0: none
+ * @property {number} staleAt 0: none
+ * @property {number} size recordSize(...) of the record
+ */
 
 /** Strings up to this many bytes are decoded from a reused scratch buffer, longer ones from a copy of their own. */
 const TEXT_SCRATCH_MAX = 64 * 1024;
@@ -133,19 +153,12 @@ export class Arena {
     this.shardMask = header.shardCount - 1;
     this.stringHashStart = hashStart(header.hashSeed, 0);
     this.bytesHashStart = hashStart(header.hashSeed, 1);
-    /** Kind of the value get() returned last (VALUE_RAW, VALUE_UTF8 or VALUE_CODEC). */
-    this.valueKind = 0;
-    // What lookup() found last (or set() stored): the entry's shard,
-    // dictionary slot and record offset, and (when it read the value) the
-    // record's write stamp and expiry (0: none), all from one consistent
-    // read or one holding of the lock (see readStamp()).
-    this.readShard = null;
-    this.lastSlot = -1;
-    this.lastOffset = 0;
-    this.lastStamp = 0;
-    this.lastExpiresAt = 0;
-    /** Whether the value the last get() or peek() allowing stale values returned was stale. */
-    this.lastStale = false;
+    /**
+     * What the last lookup found (or set() stored): the entry's place and,
+     * when it read the value, the record's write stamp, freshness and value
+     * kind, all from one consistent read or one holding of the lock.
+     */
+    this.last = new LastEntry();
     this.values = new ValuePool();
     /** Private memory that strings are decoded from (see readUtf8()). */
     this.textScratch = Buffer.allocUnsafeSlow(1024);
@@ -208,24 +221,26 @@ export class Arena {
   /**
    * Looks up a key. Returns the value as a Buffer copy or a string (see
    * `valueKind`), or undefined on a miss or an expired or stale entry. With
-   * `allowStale`, a stale value too (see record.js): then `lastStale` is
+   * `allowStale`, a stale value too (see record.js): then `last.stale` is
    * true, and the answer counts as a hit and a use.
+   * @param {EncodedKey} key
+   * @param {boolean} [allowStale]
    */
-  get(key, keyLength, keyKind, hash, allowStale) {
-    const shard = this.shards[hash & this.shardMask];
-    const value = this.lookup(shard, key, keyLength, keyKind, hash, allowStale === true ? READ_STALE_VALUE : READ_VALUE);
+  get(key, allowStale) {
+    const shard = this.shards[key.hash & this.shardMask];
+    const value = this.lookup(shard, key, allowStale === true ? READ_STALE_VALUE : READ_VALUE);
     if (value === MISS || value === STALE) {
       this.counters[STAT.misses]++;
       return undefined;
     }
     if (value === EXPIRED || value === TORN) {
       this.counters[STAT.misses]++;
-      if (value === EXPIRED) this.remove(key, keyLength, keyKind, hash, REMOVE_EXPIRED);
+      if (value === EXPIRED) this.remove(key, REMOVE_EXPIRED);
       else this.repair(shard);
       return undefined;
     }
     // A use for the policy (one compareExchange, only below the policy's cap).
-    shard.touch(this.lastSlot);
+    shard.touch(this.last.slot);
     this.counters[STAT.hits]++;
     return value;
   }
@@ -233,16 +248,16 @@ export class Arena {
   /**
    * The value of a live entry like get(), but neither counted nor marked as
    * used: for peek() and the invalidation bus, which reads version markers
-   * to send them. With `allowStale`, also a stale value (`lastStale` says).
+   * to send them. With `allowStale`, also a stale value (`last.stale` says).
    */
-  peek(key, keyLength, keyKind, hash, allowStale = false) {
-    const value = this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, allowStale ? READ_STALE_VALUE : READ_VALUE);
+  peek(key, allowStale = false) {
+    const value = this.lookup(this.shards[key.hash & this.shardMask], key, allowStale ? READ_STALE_VALUE : READ_VALUE);
     return value === MISS || value === EXPIRED || value === TORN || value === STALE ? undefined : value;
   }
 
   /** Whether a live, unexpired, not stale entry exists (does not mark it as used). */
-  has(key, keyLength, keyKind, hash) {
-    return this.lookup(this.shards[hash & this.shardMask], key, keyLength, keyKind, hash, READ_PRESENCE) === FOUND;
+  has(key) {
+    return this.lookup(this.shards[key.hash & this.shardMask], key, READ_PRESENCE) === FOUND;
   }
 
   /**
@@ -251,14 +266,15 @@ export class Arena {
    * expiry and stale times (0: none), record and value bytes, and where the
    * eviction policy has it (ring and frequency).
    */
-  inspect(key, keyLength, keyKind, hash) {
-    const shard = this.shards[hash & this.shardMask];
+  inspect(key) {
+    const shard = this.shards[key.hash & this.shardMask];
     const held = this.lock.acquire(shard);
     try {
-      const slot = shard.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash);
+      const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
       if (slot < 0) return null;
       const offset = shard.foundOffset;
-      this.lastStale = false;
+      const last = this.last;
+      last.stale = false;
       const value = this.readValue(shard, offset, READ_STALE_VALUE);
       if (value === EXPIRED || value === TORN) return null;
       const o4 = offset >>> 2;
@@ -266,7 +282,7 @@ export class Arena {
       const f64 = shard.f64;
       return {
         value,
-        stale: this.lastStale,
+        stale: last.stale,
         expiresAt: (flags & HAS_TTL) !== 0 ? f64[(offset >>> 3) + EXPIRY_F64] : 0,
         staleAt: (flags & HAS_STALE) !== 0 ? f64[(offset >>> 3) + STALE_F64] : 0,
         recordBytes: shard.u32[o4 + 3],
@@ -284,24 +300,24 @@ export class Arena {
    * copy, and read the sequence again; if a writer came in between, retry.
    * After a few failed tries, read under the lock so that a reader always
    * finishes. Returns MISS, EXPIRED, STALE, TORN, FOUND (for `mode`
-   * READ_PRESENCE) or the value; `lastSlot` is the entry's dictionary slot.
+   * READ_PRESENCE) or the value; `last` says where the entry is.
    */
-  lookup(shard, key, keyLength, keyKind, hash, mode) {
+  lookup(shard, key, mode) {
     const meta = shard.meta;
-    const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
+    const expected = keyWord(key.length, key.kind);
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
         this.lock.waitWhileHeld(shard, seq);
         continue;
       }
-      const result = this.readEntry(shard, key, keyLength, expected, hash, mode);
+      const result = this.readEntry(shard, key, expected, mode);
       if (sequenceAfter(meta, this.fence) === seq) return result;
       this.counters[STAT.readRetries]++;
     }
     const held = this.lock.acquire(shard);
     try {
-      return this.readEntry(shard, key, keyLength, expected, hash, mode);
+      return this.readEntry(shard, key, expected, mode);
     } finally {
       this.lock.release(shard, held, false);
     }
@@ -314,15 +330,16 @@ export class Arena {
    * hot value (see record-stamp.js).
    */
   readStamp() {
-    return new RecordStamp(this.readShard, this.lastSlot, this.lastOffset, this.lastStamp, this.lastExpiresAt);
+    return this.last.toRecordStamp();
   }
 
-  readEntry(shard, key, keyLength, expected, hash, mode) {
-    const slot = shard.findSlot(key, keyLength, expected, hash);
-    this.readShard = shard;
-    this.lastSlot = slot;
+  readEntry(shard, key, expected, mode) {
+    const slot = shard.findSlot(key.bytes, key.length, expected, key.hash);
+    const last = this.last;
+    last.shard = shard;
+    last.slot = slot;
     if (slot < 0) return MISS;
-    if (mode === READ_STALE_VALUE) this.lastStale = false;
+    if (mode === READ_STALE_VALUE) last.stale = false;
     if (mode !== READ_PRESENCE) return this.readValue(shard, shard.foundOffset, mode);
     const offset = shard.foundOffset;
     return this.isExpired(shard, offset) ? EXPIRED : this.isStale(shard, offset) ? STALE : FOUND;
@@ -331,7 +348,7 @@ export class Arena {
   /**
    * Reads the value of the record at `offset`: a Buffer copy, a string,
    * EXPIRED, STALE (unless `mode` is READ_STALE_VALUE: then the value, and
-   * `lastStale` is true) or TORN.
+   * `last.stale` is true) or TORN.
    */
   readValue(shard, offset, mode) {
     const u32 = shard.u32;
@@ -351,17 +368,18 @@ export class Arena {
         expiresAt = f64[(offset >>> 3) + STALE_F64];
         if (expiresAt <= now) {
           if (mode !== READ_STALE_VALUE) return STALE;
-          this.lastStale = true;
+          this.last.stale = true;
         }
       }
     }
-    this.lastOffset = offset;
-    this.lastStamp = f64[(offset >>> 3) + STAMP_F64];
-    this.lastExpiresAt = expiresAt;
+    const last = this.last;
+    last.offset = offset;
+    last.stamp = f64[(offset >>> 3) + STAMP_F64];
+    last.expiresAt = expiresAt;
     // Only a torn read (or a damaged arena) can point outside the region.
     if (!(valueStart + valueLength <= shard.regionBytes)) return TORN;
     const kind = (flags >>> VALUE_KIND_SHIFT) & 3;
-    this.valueKind = kind;
+    last.valueKind = kind;
     if (kind === VALUE_UTF8) return this.readUtf8(shard, valueStart, valueLength);
     return this.copyOut(shard, valueStart, valueLength);
   }
@@ -416,12 +434,13 @@ export class Arena {
   }
 
   /**
-   * Stores a value. `value` is a Uint8Array, or a string when valueKind is
-   * VALUE_UTF8 (then `valueLength` is its UTF-8 length). `size` is
-   * recordSize(...) and must not exceed the region (the cache checks).
+   * Stores `entry` under `key` (see the types at the top of this file).
+   * `entry.size` must not exceed the region (the cache checks).
+   * @param {EncodedKey} key
+   * @param {EntryToStore} entry
    */
-  set(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
-    const shard = this.shards[hash & this.shardMask];
+  set(key, entry) {
+    const shard = this.shards[key.hash & this.shardMask];
     // The key is looked up before the lock is taken, as a reader would: the
     // cache misses of the lookup (and, with threads setting the same keys,
     // the moves of the record's lines from another core) then fall outside
@@ -429,17 +448,18 @@ export class Arena {
     // wait for. The lookup holds if the lock is taken at the very next
     // sequence value: no write came in between.
     const seq = sequenceBefore(shard.meta);
-    const slot = (seq & 1) === 0 ? shard.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash) : -1;
+    const slot = (seq & 1) === 0 ? shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash) : -1;
     const offset = shard.foundOffset;
     const held = this.lock.acquire(shard);
     try {
-      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry);
       // The record as this holding left it, for a near cache (see readStamp).
-      this.readShard = shard;
-      this.lastSlot = shard.writtenSlot;
-      this.lastOffset = shard.writtenOffset;
-      this.lastStamp = shard.writtenStamp;
-      this.lastExpiresAt = staleAt > 0 ? staleAt : expiresAt;
+      const last = this.last;
+      last.shard = shard;
+      last.slot = shard.writtenSlot;
+      last.offset = shard.writtenOffset;
+      last.stamp = shard.writtenStamp;
+      last.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
     } finally {
       this.lock.release(shard, held);
     }
@@ -451,15 +471,15 @@ export class Arena {
    * `slot` other than NOT_LOOKED_UP, the key's lookup is done (see
    * shard.storeFound).
    */
-  storeLocked(shard, slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
+  storeLocked(shard, slot, offset, key, entry) {
     try {
-      if (slot === NOT_LOOKED_UP) shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
-      else shard.storeFound(slot, offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+      if (slot === NOT_LOOKED_UP) shard.store(key, entry);
+      else shard.storeFound(slot, offset, key, entry);
     } catch (error) {
       // The shard is empty now: store into it again.
       this.resetAfter(shard, error);
       try {
-        shard.store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+        shard.store(key, entry);
       } catch (again) {
         shard.reset();
         throw again;
@@ -468,17 +488,16 @@ export class Arena {
   }
 
   /**
-   * Stores what `produce()` returns ({ kind, payload, length, expiresAt,
-   * staleAt, size }, or null for nothing), calling it while the key's shard lock is
-   * held: no other write of the shard comes between.
+   * Stores the entry `produce()` returns (or nothing for null), calling it
+   * while the key's shard lock is held: no other write of the shard comes between.
    */
-  fill(key, keyLength, keyKind, hash, produce) {
-    const shard = this.shards[hash & this.shardMask];
+  fill(key, produce) {
+    const shard = this.shards[key.hash & this.shardMask];
     const held = this.lock.acquire(shard);
     try {
       const entry = produce();
       if (entry === null) return;
-      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, keyLength, keyKind, hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.staleAt, entry.size);
+      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, entry);
       this.counters[STAT.sets]++;
     } finally {
       this.lock.release(shard, held);
@@ -486,8 +505,8 @@ export class Arena {
   }
 
   /** Removes a key; true when a live, unexpired entry was removed. */
-  delete(key, keyLength, keyKind, hash) {
-    const removed = this.remove(key, keyLength, keyKind, hash, REMOVE_ANY);
+  delete(key) {
+    const removed = this.remove(key, REMOVE_ANY);
     if (removed === REMOVED_LIVE) this.counters[STAT.deletes]++;
     return removed === REMOVED_LIVE;
   }
@@ -499,14 +518,13 @@ export class Arena {
    * drops a stale value its refresh failed for, not a newer one). Returns
    * NOT_FOUND, REMOVED_LIVE or REMOVED_EXPIRED.
    */
-  remove(key, keyLength, keyKind, hash, only) {
-    const shard = this.shards[hash & this.shardMask];
-    const expected = ((keyLength << 16) | (keyKind << KEY_KIND_SHIFT) | TYPE_LIVE) >>> 0;
+  remove(key, only) {
+    const shard = this.shards[key.hash & this.shardMask];
     const held = this.lock.acquire(shard);
     let removed = NOT_FOUND;
     let changed = false;
     try {
-      const slot = shard.findSlot(key, keyLength, expected, hash);
+      const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
       if (slot >= 0) {
         const offset = shard.foundOffset;
         const expired = this.isExpired(shard, offset);

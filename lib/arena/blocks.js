@@ -2,204 +2,33 @@
 // mapped file), addressed by (file id, block index). It is the data cache
 // that CacheFS write-back builds on: written blocks stay dirty, and so
 // pinned, until the writer-back has stored them and marks them clean; only
-// clean blocks are evicted (CLOCK).
+// clean blocks are evicted (CLOCK). Its layout is in block-layout.js.
 //
-//   [header 4 KiB][thread stats][stripe meta][file locks][block tables][block meta][block data]
-//
-// Blocks are spread over stripes by a hash of (file, index), so consecutive
-// blocks of one file land on different stripes and writers to different
-// blocks rarely meet. Each stripe owns a fixed share of the blocks, an
-// open-addressing table (linear probing, backward-shift deletion) and a
-// ShardLock: writers lock, readers copy optimistically and check the
-// stripe's sequence afterwards, as in the cache arena.
+// Blocks are spread over stripes (block-stripe.js) by a hash of (file,
+// index), so consecutive blocks of one file land on different stripes and
+// writers to different blocks rarely meet. Each stripe owns a fixed share of
+// the blocks, an open-addressing table (linear probing, backward-shift
+// deletion) and a ShardLock: writers lock, readers copy optimistically and
+// check the stripe's sequence afterwards, as in the cache arena.
 //
 // A block holds one contiguous valid range [from, to) of its bytes. A write
 // that leaves a gap to the range is refused while the block is dirty (the
 // bytes in between are unknown and must not be written back), and replaces
 // the range of a clean block.
 //
-// File locks serve users that change several blocks of a file as one step
-// (CacheFS write-back: a file's name block and its data). A file lock is
-// taken before any stripe lock and never together with another file lock,
-// so the two kinds cannot deadlock. Its holder may do disk I/O, so it is
-// taken over only from a holder that is gone (or after a long lease).
+// File locks (block-file-lock.js) serve users that change several blocks of
+// a file as one step.
 
 import { ArenaCacheError, codes } from '../errors.js';
-import { checkHeaderStart, H32_CHECKSUM, H32_HEADER_BYTES, H32_MAGIC, H32_VERSION, HEADER_BYTES, headerChecksum, THREAD_SLOT_BYTES } from './layout.js';
+import { B_FILE, B_FLAGS, B_FROM, B_GENERATION, B_INDEX, B_TO, BLOCK_META_WORDS, BLOCKS_MAGIC, DIRTY, FILE_LOCKS, readBlocksHeader, REFERENCED, S_DIRTY, S_FRESH, S_HAND, S_LOST_DIRTY, S_USED, S_WRITING, SLOT_WORDS, USED, writeBlocksHeader } from './block-layout.js';
+import { FILE_LOCK_LEASE_MS, FileLock } from './block-file-lock.js';
+import { Stripe } from './block-stripe.js';
 import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
 import { M_SEQ } from './shard-meta.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
-export const BLOCKS_MAGIC = 0x424e5241; // "ARNB"
-export const BLOCKS_LAYOUT_VERSION = 2;
-const STRIPE_META_BYTES = 128;
-const SLOT_WORDS = 4; // file, index, block + 1, 0
-const BLOCK_META_WORDS = 8; // file, index, from, to, flags, generation
-const THREAD_SLOTS = 64;
-const DATA_ALIGN = 4096;
 const OPTIMISTIC_ATTEMPTS = 4;
-const FILE_LOCKS = 256;
-const FILE_LOCK_BYTES = 64;
-/** A file lock's holder writes files to disk: wait this long before presuming a live holder stuck. */
-const FILE_LOCK_LEASE_MS = 60_000;
-
-// Stripe meta words (M_SEQ and the lock's words come from shard-meta.js).
-const S_FRESH = 3; // blocks of the stripe never used yet start here
-const S_HAND = 4; // CLOCK hand
-const S_USED = 5;
-const S_DIRTY = 6;
-const S_LOST_DIRTY = 7; // dirty blocks dropped by a reset (dead writer, damage)
-const S_WRITING = 8; // the block (+ 1) a writer is changing, for recovery after it dies
-
-// Block meta words.
-const B_FILE = 0;
-const B_INDEX = 1;
-const B_FROM = 2;
-const B_TO = 3;
-const B_FLAGS = 4;
-const B_GENERATION = 5;
-const USED = 1;
-const DIRTY = 2;
-const REFERENCED = 4;
-
-const FIELDS = Object.freeze(['memoryBytes', 'blockBytes', 'stripeCount', 'blocksPerStripe', 'slotsPerStripe', 'arenaId', 'threadSlots', 'statsOffset', 'metaOffset', 'tablesOffset', 'blockMetaOffset', 'dataOffset', 'fileLocksOffset']);
-const FIRST_FIELD = 2;
-
-/** Offsets for a block arena of `memoryBytes` with blocks of `blockBytes`. */
-export function planBlocks({ memoryBytes, blockBytes, stripes }) {
-  const statsOffset = HEADER_BYTES;
-  const metaOffset = statsOffset + THREAD_SLOTS * THREAD_SLOT_BYTES;
-  const fileLocksOffset = metaOffset + stripes * STRIPE_META_BYTES;
-  const tablesOffset = fileLocksOffset + FILE_LOCKS * FILE_LOCK_BYTES;
-  // Per block: its data, its meta and two table slots (load at most 1/2).
-  const perBlock = blockBytes + BLOCK_META_WORDS * 4 + 2 * SLOT_WORDS * 4;
-  const blocksPerStripe = Math.floor((memoryBytes - tablesOffset - DATA_ALIGN) / perBlock / stripes);
-  if (blocksPerStripe < 2) {
-    throw new RangeError(
-      `options.memoryBytes (${memoryBytes}) holds fewer than 2 blocks of ${blockBytes} bytes per stripe; raise memoryBytes or lower blockBytes`,
-    );
-  }
-  const slotsPerStripe = 2 * blocksPerStripe;
-  const blockMetaOffset = tablesOffset + stripes * slotsPerStripe * SLOT_WORDS * 4;
-  const blockCount = stripes * blocksPerStripe;
-  const dataOffset = Math.ceil((blockMetaOffset + blockCount * BLOCK_META_WORDS * 4) / DATA_ALIGN) * DATA_ALIGN;
-  return { memoryBytes, blockBytes, stripeCount: stripes, blocksPerStripe, slotsPerStripe, threadSlots: THREAD_SLOTS, statsOffset, metaOffset, tablesOffset, blockMetaOffset, dataOffset, fileLocksOffset };
-}
-
-function writeBlocksHeader(buffer, plan) {
-  const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
-  const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
-  const random = new Uint32Array(2);
-  crypto.getRandomValues(random);
-  const values = { ...plan, arenaId: (random[0] & 0x1fffff) * 2 ** 32 + random[1] };
-  FIELDS.forEach((name, i) => {
-    h64[FIRST_FIELD + i] = values[name];
-  });
-  h32[H32_HEADER_BYTES] = HEADER_BYTES;
-  h32[H32_VERSION] = BLOCKS_LAYOUT_VERSION;
-  h32[H32_CHECKSUM] = headerChecksum(new Uint8Array(buffer, 0, HEADER_BYTES));
-  Atomics.store(new Int32Array(buffer, 0, 1), H32_MAGIC, BLOCKS_MAGIC | 0);
-}
-
-function readBlocksHeader(buffer) {
-  checkHeaderStart(buffer, BLOCKS_MAGIC, BLOCKS_LAYOUT_VERSION);
-  const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
-  const header = {};
-  FIELDS.forEach((name, i) => {
-    header[name] = h64[FIRST_FIELD + i];
-  });
-  if (buffer.byteLength < header.memoryBytes) {
-    throw new ArenaCacheError(
-      codes.ERR_ARENA_TRUNCATED,
-      `arena is truncated: its header describes ${header.memoryBytes} bytes but the buffer has ${buffer.byteLength}`,
-    );
-  }
-  const expected = Number.isInteger(header.stripeCount) && header.stripeCount >= 1 ? planBlocks({ memoryBytes: header.memoryBytes, blockBytes: header.blockBytes, stripes: header.stripeCount }) : null;
-  if (expected === null || FIELDS.some((name) => name !== 'arenaId' && expected[name] !== header[name])) {
-    throw new ArenaCacheError(codes.ERR_ARENA_CORRUPT, 'arena header is inconsistent: its stored offsets do not follow from its stored sizes');
-  }
-  return header;
-}
-
-/** A stripe: its lock word and meta, table, and block range. Reset drops its blocks. */
-class Stripe {
-  /** @param {BlockArena} arena the arena it belongs to (its block meta, and its table operations for recovery) */
-  constructor(buffer, header, index, arena) {
-    this.arena = arena;
-    this.blockMeta = arena.blockMeta;
-    this.index = index;
-    this.meta = new Int32Array(buffer, header.metaOffset + index * STRIPE_META_BYTES, STRIPE_META_BYTES / 4);
-    this.slots = header.slotsPerStripe;
-    this.table = new Uint32Array(buffer, header.tablesOffset + index * header.slotsPerStripe * SLOT_WORDS * 4, header.slotsPerStripe * SLOT_WORDS);
-    this.firstBlock = index * header.blocksPerStripe;
-    this.blockCount = header.blocksPerStripe;
-  }
-
-  /**
-   * A writer died holding this stripe's lock. Block meta is the truth (a
-   * writer sets a block's file and index before it enters the table), so
-   * only the block it was writing is dropped (its bytes may be half new) and
-   * the table and counts are rebuilt from the rest: other files' dirty blocks
-   * survive.
-   */
-  recoverFromDeadHolder() {
-    const meta = this.meta;
-    const blockMeta = this.blockMeta;
-    const writing = meta[S_WRITING] - 1;
-    if (writing >= this.firstBlock && writing < this.firstBlock + this.blockCount) {
-      const m = writing * BLOCK_META_WORDS;
-      if ((blockMeta[m + B_FLAGS] & USED) !== 0) meta[S_LOST_DIRTY]++;
-      blockMeta.fill(0, m, m + BLOCK_META_WORDS);
-    }
-    meta[S_WRITING] = 0;
-    this.table.fill(0);
-    let used = 0;
-    let dirty = 0;
-    for (let block = this.firstBlock; block < this.firstBlock + this.blockCount; block++) {
-      const m = block * BLOCK_META_WORDS;
-      const flags = blockMeta[m + B_FLAGS];
-      if ((flags & USED) === 0) continue;
-      // A block evicted half-way (slot gone, flags not yet cleared) comes back whole: its data was never touched.
-      if (!this.arena.insert(this, blockMeta[m + B_FILE], blockMeta[m + B_INDEX], block)) {
-        blockMeta.fill(0, m, m + BLOCK_META_WORDS);
-        continue;
-      }
-      used++;
-      if ((flags & DIRTY) !== 0) dirty++;
-    }
-    meta[S_USED] = used;
-    meta[S_DIRTY] = dirty;
-  }
-
-  /** Drops every block: a holder whose lock was taken may have written anywhere meanwhile. */
-  reset() {
-    const meta = this.meta;
-    meta[S_LOST_DIRTY] += meta[S_DIRTY];
-    this.table.fill(0);
-    meta[S_FRESH] = 0;
-    meta[S_HAND] = 0;
-    meta[S_USED] = 0;
-    meta[S_DIRTY] = 0;
-    meta[S_WRITING] = 0;
-    this.blockMeta.fill(0, this.firstBlock * BLOCK_META_WORDS, (this.firstBlock + this.blockCount) * BLOCK_META_WORDS);
-  }
-}
-
-/**
- * One file lock word set. A dead holder leaves nothing to repair here: what
- * it was changing is in blocks, and its user (CacheFS write-back) marks a
- * file's state before changing it, so the next holder sees the torn change.
- */
-class FileLock {
-  constructor(buffer, header, index) {
-    this.meta = new Int32Array(buffer, header.fileLocksOffset + index * FILE_LOCK_BYTES, FILE_LOCK_BYTES / 4);
-  }
-
-  recoverFromDeadHolder() {}
-
-  reset() {}
-}
 
 function mix(file, index) {
   let h = Math.imul(file ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 0x7f4a7c15, 0xc2b2ae35);

@@ -35,7 +35,7 @@ import {
   POPULATE_NONE,
   POPULATE_READ,
   POPULATE_WRITE,
-} from '../native.js';
+} from '../native/mapped-file.js';
 import { Arena } from './arena.js';
 import { HEADER_BYTES, MAGIC } from './layout.js';
 import { mappedArenaOptions } from './mapped-options.js';

@@ -16,7 +16,8 @@
 // lock holder recorded with slot s, pid p and thread t is alive exactly
 // while slot s still names p and t and its byte is locked.
 
-import { isThreadAlive, livenessAlive, livenessHold, livenessRelease } from '../native.js';
+import { livenessAlive, livenessHold, livenessRelease } from '../native/mapped-file.js';
+import { isThreadAlive } from '../native/thread-identity.js';
 import { THREAD_SLOT_BYTES } from './layout.js';
 
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;

@@ -109,3 +109,34 @@ export class RecordStamp {
     return this.expiresAt === 0 || this.expiresAt > clock.now();
   }
 }
+
+/**
+ * What one thread's arena found in its last get(), peek() or has(), or left
+ * in its last set(): one object reused call after call, so that a get
+ * allocates nothing for it, read right after the call that filled it (the
+ * near cache and SharedCache read it; readStamp() turns it into a
+ * RecordStamp, which stays valid).
+ */
+export class LastEntry {
+  constructor() {
+    /** @type {import('./shard.js').Shard | null} the entry's shard */
+    this.shard = null;
+    /** Its dictionary slot (-1: the lookup missed). */
+    this.slot = -1;
+    /** Its record's offset in the shard's region. */
+    this.offset = 0;
+    /** Its record's write stamp (see record.js). */
+    this.stamp = 0;
+    /** When the value stops being fresh: its stale time, else its expiry (0: never). */
+    this.expiresAt = 0;
+    /** Whether the value was stale (only for reads that allow stale values). */
+    this.stale = false;
+    /** How the value's bytes turn back into a value: VALUE_RAW, VALUE_UTF8 or VALUE_CODEC. */
+    this.valueKind = 0;
+  }
+
+  /** A RecordStamp of the entry, which stays valid after the next call (call only after a hit or a set). */
+  toRecordStamp() {
+    return new RecordStamp(/** @type {import('./shard.js').Shard} */ (this.shard), this.slot, this.offset, this.stamp, this.expiresAt);
+  }
+}

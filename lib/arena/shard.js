@@ -329,12 +329,14 @@ export class Shard {
   }
 
   /**
-   * Stores a record, replacing any record of the same key, evicting as needed.
-   * `value` is a Uint8Array (raw or encoded) or, for VALUE_UTF8, a string.
+   * Stores `entry` under `key` (see arena.js for both), replacing any record
+   * of the same key, evicting as needed.
+   * @param {import('./arena.js').EncodedKey} key
+   * @param {import('./arena.js').EntryToStore} entry
    */
-  store(key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
-    const existing = this.findSlot(key, keyLength, keyWord(keyLength, keyKind), hash);
-    this.storeFound(existing, this.foundOffset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+  store(key, entry) {
+    const existing = this.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
+    this.storeFound(existing, this.foundOffset, key, entry);
   }
 
   /**
@@ -342,15 +344,15 @@ export class Shard {
    * and `old` its record's offset, from a lookup that no write of the shard
    * has followed.
    */
-  storeFound(existing, old, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
+  storeFound(existing, old, key, entry) {
     if (existing < 0) {
-      this.insert(null, 0, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+      this.insert(null, 0, key, entry);
       return;
     }
     const o4 = old >>> 2;
     const u32 = this.u32;
-    if (u32[o4 + 3] === size && recordTimeBytes(u32[o4]) === timeBytesFor(expiresAt, staleAt)) {
-      this.rewrite(existing, old, keyLength, keyKind, valueKind, value, valueLength, expiresAt, staleAt);
+    if (u32[o4 + 3] === entry.size && recordTimeBytes(u32[o4]) === timeBytesFor(entry.expiresAt, entry.staleAt)) {
+      this.rewrite(existing, old, key, entry);
       return;
     }
     // A new version of an existing entry stays where the entry was, with
@@ -358,7 +360,7 @@ export class Shard {
     const ring = this.ringOf(old);
     const frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
     this.removeEntry(existing, old);
-    this.insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+    this.insert(ring, frequency, key, entry);
   }
 
   /**
@@ -369,11 +371,14 @@ export class Shard {
    * keeps its slot; its key, hash and size stay as they are. A set counts as
    * a use.
    */
-  rewrite(slot, offset, keyLength, keyKind, valueKind, value, valueLength, expiresAt, staleAt) {
+  rewrite(slot, offset, key, entry) {
     const u32 = this.u32;
     const o4 = offset >>> 2;
+    const valueLength = entry.length;
+    const expiresAt = entry.expiresAt;
+    const staleAt = entry.staleAt;
     this.meta[M_LIVE_BYTES] += valueLength - u32[o4 + 1];
-    const flags = recordFlags(keyLength, keyKind, valueKind, expiresAt, staleAt);
+    const flags = recordFlags(key.length, key.kind, entry.kind, expiresAt, staleAt);
     // Marked while the value is half old, half new: a holder that dies in
     // between leaves the mark, and the rebuild after it drops the record.
     u32[o4] = flags | REWRITING;
@@ -382,7 +387,7 @@ export class Shard {
     const f64 = this.f64;
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
     writeTimes(f64, offset, expiresAt, staleAt);
-    this.writeValue(offset, keyLength, flags, value, valueLength);
+    this.writeValue(offset, key.length, flags, entry.payload, valueLength);
     if (this.checksums) sealRecord(u32, this.u8, offset);
     u32[o4] = flags;
     this.slotChanged(slot);
@@ -396,8 +401,10 @@ export class Shard {
    * for a new version of an entry that was there, or (ring null) where the
    * policy places a new entry, after evicting for the entry bounds.
    */
-  insert(ring, frequency, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
+  insert(ring, frequency, key, entry) {
     const meta = this.meta;
+    const hash = key.hash;
+    const size = entry.size;
     this.relocationBudget = RELOCATION_BUDGET;
     if (ring === null) {
       this.evictionCause = STAT.evictionsMax;
@@ -419,43 +426,45 @@ export class Shard {
       ring = this.policy.place(size, hash, false, ring);
     }
     const offset = ring.allocate(size);
-    this.writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size);
+    this.writeRecord(offset, key, entry);
     ring.commit(offset, size);
     meta[M_COUNT]++;
-    meta[M_LIVE_BYTES] += keyLength + valueLength;
-    if (expiresAt > 0) meta[M_TTL_COUNT]++;
+    meta[M_LIVE_BYTES] += key.length + entry.length;
+    if (entry.expiresAt > 0) meta[M_TTL_COUNT]++;
     this.insertSlot(hash, offset, frequency);
     this.writtenOffset = offset;
     this.publishCount();
   }
 
-  writeRecord(offset, key, keyLength, keyKind, hash, valueKind, value, valueLength, expiresAt, staleAt, size) {
-    const flags = this.writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, staleAt, size);
+  writeRecord(offset, key, entry) {
+    const flags = this.writeHeader(offset, key, entry);
     const u8 = this.u8;
     const keyStart = recordKeyStart(offset, flags);
-    // `key` is the cache's own scratch buffer (see KeyEncoder), never a
-    // user object whose methods could run under the lock.
+    const keyLength = key.length;
+    // `key.bytes` is the cache's own scratch buffer (see KeyEncoder), never
+    // a user object whose methods could run under the lock.
+    const bytes = key.bytes;
     if (keyLength <= 64) {
-      for (let j = 0; j < keyLength; j++) u8[keyStart + j] = key[j];
+      for (let j = 0; j < keyLength; j++) u8[keyStart + j] = bytes[j];
     } else {
-      u8.set(key.subarray(0, keyLength), keyStart);
+      u8.set(bytes.subarray(0, keyLength), keyStart);
     }
-    this.writeValue(offset, keyLength, flags, value, valueLength);
+    this.writeValue(offset, keyLength, flags, entry.payload, entry.length);
     if (this.checksums) sealRecord(this.u32, u8, offset);
   }
 
   /** Writes the record header and time fields; returns word 0. */
-  writeHeader(offset, keyLength, keyKind, hash, valueKind, valueLength, expiresAt, staleAt, size) {
+  writeHeader(offset, key, entry) {
     const o4 = offset >>> 2;
     const u32 = this.u32;
-    const flags = recordFlags(keyLength, keyKind, valueKind, expiresAt, staleAt);
+    const flags = recordFlags(key.length, key.kind, entry.kind, entry.expiresAt, entry.staleAt);
     u32[o4] = flags;
-    u32[o4 + 1] = valueLength;
-    u32[o4 + 2] = hash;
-    u32[o4 + 3] = size;
+    u32[o4 + 1] = entry.length;
+    u32[o4 + 2] = key.hash;
+    u32[o4 + 3] = entry.size;
     const f64 = this.f64;
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
-    writeTimes(f64, offset, expiresAt, staleAt);
+    writeTimes(f64, offset, entry.expiresAt, entry.staleAt);
     return flags;
   }
 

@@ -7,7 +7,7 @@
 // taken over by new threads (their counts are kept: counters only grow), so a
 // pool that recycles workers does not run out.
 
-import { currentThreadId, isThreadAlive } from '../native.js';
+import { currentThreadId, isThreadAlive } from '../native/thread-identity.js';
 import { H32_ANON_THREAD_COUNTER, THREAD_SLOT_BYTES } from './layout.js';
 
 /** Counter indexes inside a slot's Float64Array (index 0 holds the owner). */

@@ -12,7 +12,7 @@
 // when the count moved.
 
 import { ArenaCacheError, codes } from '../errors.js';
-import { mappingFaults, mappingTruncated } from '../native.js';
+import { mappingFaults, mappingTruncated } from '../native/truncation-guard.js';
 
 export class TruncationWatch {
   /** @param {SharedArrayBuffer} buffer a mapped arena file's buffer */

@@ -6,7 +6,7 @@
 // which Atomics.notify does not reach, so its waiters sleep on the kernel's
 // shared futex, keyed by the file page rather than by the address.
 
-import { futexWait, futexWake } from '../native.js';
+import { futexWait, futexWake } from '../native/futex.js';
 
 export const memoryWaiting = Object.freeze({
   wait: (array, index, value, timeoutMs) => Atomics.wait(array, index, value, timeoutMs),

@@ -6,12 +6,14 @@
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { allocateSharedMemory } from '../arena/arena.js';
-import { BLOCK_ARENA, BlockArena, planBlocks } from '../arena/blocks.js';
+import { planBlocks } from '../arena/block-layout.js';
+import { BLOCK_ARENA, BlockArena } from '../arena/blocks.js';
 import { openArenaFile } from '../arena/file.js';
 import { MAX_MEMORY_BYTES, MIN_MEMORY_BYTES } from '../arena/layout.js';
-import { requireNative } from '../native.js';
+import { requireNative } from '../native/addon.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
-import { checkInteger, checkObject, rejectUnknown, splitFileOptions, withDefaults, OPEN_DEFAULTS } from './options.js';
+import { checkInteger, checkObject, integerRange, rejectUnknown, withDefaults } from '../validate.js';
+import { MEMORY_BYTES_RANGE, splitFileOptions, OPEN_DEFAULTS } from './options.js';
 import { typedArrayByteLength } from './typed-array.js';
 
 /** Every option of `new BlockStore(options)` with its default. */
@@ -35,9 +37,9 @@ function isPowerOfTwo(n) {
 function resolveBlockOptions(options) {
   const resolved = withDefaults(options, BLOCK_DEFAULTS, 'options');
   if (resolved.memoryBytes === undefined) {
-    throw new TypeError(`options.memoryBytes is required: an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`);
+    throw new TypeError(`options.memoryBytes is required: ${integerRange(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE)}`);
   }
-  checkInteger(resolved.memoryBytes, 'options.memoryBytes', MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, `an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`);
+  checkInteger(resolved.memoryBytes, 'options.memoryBytes', MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE);
   checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 16 * 2 ** 20, 'a power of two from 4096 to 16777216');
   if (!isPowerOfTwo(resolved.blockBytes)) throw new RangeError(`options.blockBytes must be a power of two from 4096 to 16777216 (got ${resolved.blockBytes})`);
   checkInteger(resolved.stripes, 'options.stripes', 0, 1024, '0 (automatic) or a power of two up to 1024');
@@ -59,7 +61,7 @@ function checkFile(file) {
 }
 
 function checkPosition(position, name) {
-  checkInteger(position, name, 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer');
+  checkInteger(position, name, 0, Number.MAX_SAFE_INTEGER, { to: null });
 }
 
 /**

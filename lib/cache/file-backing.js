@@ -5,7 +5,7 @@
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { mappedArenaOptions } from '../arena/mapped-options.js';
-import { mappingFlush, mappingRelease, mappingRetain } from '../native.js';
+import { mappingFlush, mappingRelease, mappingRetain } from '../native/mapped-file.js';
 
 /** Checks the `path` argument of open(). */
 export function checkArenaPath(path) {

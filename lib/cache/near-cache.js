@@ -175,15 +175,16 @@ export class NearCache {
   /** Notes in the entry at `h` the record `arena` read or wrote last: checked in full at its next hit. */
   #note(h, arena) {
     const hot = this.hot;
-    const shard = arena.readShard;
+    const last = arena.last;
+    const shard = last.shard;
     hot[h + HOT_WRITES] = STAMP_HOLDS;
-    hot[h + HOT_EXPIRES_AT] = arena.lastExpiresAt;
+    hot[h + HOT_EXPIRES_AT] = last.expiresAt;
     hot[h + HOT_SHARD] = shard.index;
     hot[h + HOT_FLAGS] = TOUCHABLE;
-    hot[h + HOT_SLOT] = arena.lastSlot;
-    hot[h + HOT_OFFSET] = arena.lastOffset;
-    hot[h + HOT_STAMP] = arena.lastStamp;
-    hot[h + HOT_GROUP] = shard.groupOf(arena.lastSlot);
+    hot[h + HOT_SLOT] = last.slot;
+    hot[h + HOT_OFFSET] = last.offset;
+    hot[h + HOT_STAMP] = last.stamp;
+    hot[h + HOT_GROUP] = shard.groupOf(last.slot);
   }
 
   /** Whether a key not kept may enter: the doorkeeper saw its hash since it was last cleared. */

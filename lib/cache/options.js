@@ -2,11 +2,12 @@
 // options into errors that name the option and what was expected.
 
 import { describe } from '../errors.js';
+import { checkBoolean, checkInteger, checkObject, integerRange, rejectUnknown, withDefaults } from '../validate.js';
 import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/layout.js';
 import { FOREIGN_WRITE_BITS } from '../arena/file.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
-/** See DEFAULTS.nearCache; the README explains the choice. */
+/** See DEFAULTS.nearCache; docs/shared-cache.md explains the choice. */
 const NEAR_CACHE_DEFAULT = 1000;
 /** Most entries a near cache may keep. */
 export const MAX_NEAR_CACHE = 2 ** 24;
@@ -51,57 +52,6 @@ export const ATTACH_DEFAULTS = Object.freeze({
 /** Largest ttl: about 285,000 years, far beyond any clock, still exact in float64. */
 export const MAX_TTL = 2 ** 53 - 2 ** 43;
 
-function editDistance(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length];
-}
-
-/** lru-cache option names whose counterpart here has another name. */
-const LRU_CACHE_NAMES = Object.freeze({ maxSize: 'memoryBytes', maxEntrySize: 'memoryBytes' });
-
-/** Throws for any key of `options` not in `known`, suggesting the closest name. */
-export function rejectUnknown(options, known, where) {
-  for (const name of Object.keys(options)) {
-    if (Object.hasOwn(known, name)) continue;
-    if (Object.hasOwn(LRU_CACHE_NAMES, name) && Object.hasOwn(known, LRU_CACHE_NAMES[name])) {
-      throw new TypeError(`${where}.${name} is not a known option; did you mean ${LRU_CACHE_NAMES[name]}? (lru-cache's ${name})`);
-    }
-    let best = null;
-    let bestDistance = Infinity;
-    for (const candidate of Object.keys(known)) {
-      const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name, candidate);
-      if (distance < bestDistance) {
-        best = candidate;
-        bestDistance = distance;
-      }
-    }
-    const hint = bestDistance <= 3 ? `; did you mean ${best}?` : `; valid options are ${Object.keys(known).join(', ')}`;
-    throw new TypeError(`${where}.${name} is not a known option${hint}`);
-  }
-}
-
-export function checkObject(options, where) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${where} must be an object (got ${describe(options)})`);
-  }
-}
-
-export function checkInteger(value, name, min, max, range) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(`${name} must be ${range} (got ${describe(value)})`);
-  }
-}
-
 /** Validates a ttl in ms (option or per-entry). */
 export function checkTtl(value, name) {
   if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds (got ${describe(value)})`);
@@ -118,17 +68,8 @@ export function checkStaleWindow(value, name) {
   }
 }
 
-/**
- * `options` (an object of names from `defaults` only) over `defaults`: an
- * option given as undefined keeps its default.
- */
-export function withDefaults(options, defaults, where) {
-  checkObject(options, where);
-  rejectUnknown(options, defaults, where);
-  const resolved = { ...defaults };
-  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
-  return resolved;
-}
+/** How messages word the range of memoryBytes (of a SharedCache or a BlockStore). */
+export const MEMORY_BYTES_RANGE = Object.freeze({ from: `1 MiB (${MIN_MEMORY_BYTES})`, to: `1 TiB (${MAX_MEMORY_BYTES})` });
 
 /** Validated options for `new SharedCache(options)`, defaults filled in. */
 export function resolveOptions(options) {
@@ -137,18 +78,10 @@ export function resolveOptions(options) {
   }
   const resolved = withDefaults(options, DEFAULTS, 'options');
   if (resolved.memoryBytes === undefined) {
-    throw new TypeError(
-      `options.memoryBytes is required: an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`,
-    );
+    throw new TypeError(`options.memoryBytes is required: ${integerRange(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE)}`);
   }
-  checkInteger(
-    resolved.memoryBytes,
-    'options.memoryBytes',
-    MIN_MEMORY_BYTES,
-    MAX_MEMORY_BYTES,
-    `an integer between 1 MiB (${MIN_MEMORY_BYTES}) and 1 TiB (${MAX_MEMORY_BYTES})`,
-  );
-  checkInteger(resolved.max, 'options.max', 0, 2 ** 32, 'an integer between 0 (no limit) and 2^32');
+  checkInteger(resolved.memoryBytes, 'options.memoryBytes', MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE);
+  checkInteger(resolved.max, 'options.max', 0, 2 ** 32, { from: '0 (no limit)', to: '2^32' });
   checkTtl(resolved.ttl, 'options.ttl');
   checkStaleWindow(resolved.staleWhileRevalidate, 'options.staleWhileRevalidate');
   if (typeof resolved.policy !== 'string') {
@@ -157,23 +90,23 @@ export function resolveOptions(options) {
   if (!POLICY_NAMES.includes(resolved.policy)) {
     throw new RangeError(`options.policy must be one of ${POLICY_NAMES.map((p) => `'${p}'`).join(', ')} (got ${describe(resolved.policy)})`);
   }
-  checkInteger(resolved.ttlResolution, 'options.ttlResolution', 0, 60_000, 'an integer between 0 and 60000 milliseconds');
-  checkInteger(resolved.sweepIntervalMs, 'options.sweepIntervalMs', 0, 86_400_000, 'an integer between 0 (no sweeping) and 86400000 milliseconds');
-  checkInteger(resolved.sweepChecks, 'options.sweepChecks', 1, 1_000_000, 'an integer between 1 and 1000000');
-  checkInteger(resolved.fetchTimeoutMs, 'options.fetchTimeoutMs', 1, 86_400_000, 'an integer between 1 and 86400000 milliseconds');
-  checkInteger(resolved.maxKeyBytes, 'options.maxKeyBytes', 1, MAX_KEY_BYTES_LIMIT, `an integer between 1 and ${MAX_KEY_BYTES_LIMIT}`);
+  checkInteger(resolved.ttlResolution, 'options.ttlResolution', 0, 60_000, { unit: 'milliseconds' });
+  checkInteger(resolved.sweepIntervalMs, 'options.sweepIntervalMs', 0, 86_400_000, { from: '0 (no sweeping)', unit: 'milliseconds' });
+  checkInteger(resolved.sweepChecks, 'options.sweepChecks', 1, 1_000_000);
+  checkInteger(resolved.fetchTimeoutMs, 'options.fetchTimeoutMs', 1, 86_400_000, { unit: 'milliseconds' });
+  checkInteger(resolved.maxKeyBytes, 'options.maxKeyBytes', 1, MAX_KEY_BYTES_LIMIT);
   checkInteger(resolved.shards, 'options.shards', 0, MAX_SHARDS, `0 (automatic) or a power of two up to ${MAX_SHARDS}`);
   if ((resolved.shards & (resolved.shards - 1)) !== 0) {
     throw new RangeError(`options.shards must be 0 (automatic) or a power of two up to ${MAX_SHARDS} (got ${resolved.shards})`);
   }
-  checkInteger(resolved.lockLeaseMs, 'options.lockLeaseMs', 1, 600_000, 'an integer between 1 and 600000 milliseconds');
+  checkInteger(resolved.lockLeaseMs, 'options.lockLeaseMs', 1, 600_000, { unit: 'milliseconds' });
   checkCodec(resolved.codec, 'options.codec');
   checkNearCache(resolved.nearCache);
   return resolved;
 }
 
 function checkNearCache(value) {
-  checkInteger(value, 'options.nearCache', 0, MAX_NEAR_CACHE, `an integer from 0 (off) to ${MAX_NEAR_CACHE} entries`);
+  checkInteger(value, 'options.nearCache', 0, MAX_NEAR_CACHE, { from: '0 (off)', unit: 'entries' });
 }
 
 /** Validated options for `SharedCache.attach(handle, options)`. */
@@ -233,7 +166,7 @@ const HEADER_NAMES = Object.freeze({
 export function resolveOpenOptions(options) {
   const { reset, mode, populate, defined } = splitFileOptions(options, OPEN_DEFAULTS);
   const { checksums = OPEN_DEFAULTS.checksums, ...cacheOptions } = defined;
-  if (typeof checksums !== 'boolean') throw new TypeError(`options.checksums must be a boolean (got ${describe(checksums)})`);
+  checkBoolean(checksums, 'options.checksums');
   // Without memoryBytes the other options are checked all the same.
   const resolved = { ...resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...cacheOptions }), checksums };
   return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate };
@@ -246,7 +179,7 @@ export function resolveOpenOptions(options) {
  * files of an InodeFS store follow the same rule (`files` names them).
  */
 export function checkArenaFileMode(mode, name, files = 'the arena file') {
-  checkInteger(mode, name, 0, 0o777, 'a file mode up to 0o777, such as 0o600');
+  checkInteger(mode, name, 0, 0o777, 'a file mode from 0 to 0o777, such as 0o600');
   if ((mode & 0o600) !== 0o600) {
     throw new RangeError(`${name} must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
   }
@@ -265,8 +198,8 @@ export function splitFileOptions(options, known) {
   checkObject(given, 'options');
   rejectUnknown(given, known, 'options');
   const { reset = false, mode = OPEN_DEFAULTS.mode, populate = true, ...rest } = given;
-  if (typeof reset !== 'boolean') throw new TypeError(`options.reset must be a boolean (got ${describe(reset)})`);
-  if (typeof populate !== 'boolean') throw new TypeError(`options.populate must be a boolean (got ${describe(populate)})`);
+  checkBoolean(reset, 'options.reset');
+  checkBoolean(populate, 'options.populate');
   checkArenaFileMode(mode, 'options.mode');
   const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   if (reset && defined.memoryBytes === undefined) {

@@ -33,10 +33,10 @@ import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
 import { mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
 import { openArenaFile } from '../arena/file.js';
-import { requireNative } from '../native.js';
+import { requireNative } from '../native/addon.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
 import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
-import { kInvalidation } from './invalidation/internal.js';
+import { kBothStampsAreCurrent, kFillLocked, kInvalidation, kReadStamp, kStampIsCurrent } from '../internal-symbols.js';
 import { keyHasPrefix } from './invalidation/batch.js';
 
 
@@ -44,15 +44,6 @@ const HANDLE_TYPE = 'arenacache.SharedCache';
 const ALLOW_STALE = Object.freeze({ allowStale: true });
 const HANDLE_VERSION = 1;
 const kAttach = Symbol('attach');
-/**
- * Internal, for CacheFS's near cache and InodeFS's path memo: the stamp of
- * the value the last get() returned (call only after a hit), and whether one
- * or two stamps still hold (see lib/arena/record-stamp.js).
- */
-export const kReadStamp = Symbol('readStamp');
-export const kStampsHold = Symbol('stampsHold');
-export const kStampHolds = Symbol('stampHolds');
-export const kFillLocked = Symbol('fillLocked');
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -266,10 +257,10 @@ export class SharedCache {
     keys.encode(key);
     const arena = this.#arena;
     if (near !== null) near.lastHit = -1;
-    const stored = arena.get(keys.bytes, keys.length, keys.kind, keys.hash, allowStale);
+    const stored = arena.get(keys, allowStale);
     if (stored === undefined) return stored;
-    const value = arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
-    if (allowStale && arena.lastStale) {
+    const value = arena.last.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+    if (allowStale && arena.last.stale) {
       this.#lastStale = true;
       return value;
     }
@@ -292,9 +283,9 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const arena = this.#arena;
-    const stored = arena.peek(keys.bytes, keys.length, keys.kind, keys.hash, allowStale);
+    const stored = arena.peek(keys, allowStale);
     if (stored === undefined) return stored;
-    return arena.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+    return arena.last.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
   }
 
   /**
@@ -317,9 +308,9 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const arena = this.#arena;
-    const facts = arena.inspect(keys.bytes, keys.length, keys.kind, keys.hash);
+    const facts = arena.inspect(keys);
     if (facts === null) return undefined;
-    const value = arena.valueKind === VALUE_CODEC ? this.#decode(facts.value) : facts.value;
+    const value = arena.last.valueKind === VALUE_CODEC ? this.#decode(facts.value) : facts.value;
     return entryInfo(facts, value, arena.header.policyName, Date.now());
   }
 
@@ -376,12 +367,12 @@ export class SharedCache {
     return near !== null && near.lastHit !== -1 ? near.lastStamp() : this.#arena.readStamp();
   }
 
-  [kStampsHold](a, b) {
+  [kBothStampsAreCurrent](a, b) {
     const clock = this.#arena.clock;
     return !this.#closed && a.holds(clock) && b.holds(clock);
   }
 
-  [kStampHolds](stamp) {
+  [kStampIsCurrent](stamp) {
     return !this.#closed && stamp.holds(this.#arena.clock);
   }
 
@@ -412,7 +403,7 @@ export class SharedCache {
     const entry = this.#prepare(value, keys.length, ttl, stale);
     if (entry === null) return false;
     const arena = this.#arena;
-    arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.staleAt, entry.size);
+    arena.set(keys, entry);
     entry.payload = null;
     const near = this.#near;
     if (near !== null && typeof key === 'string') near.written(key, arena, value, entry.length);
@@ -431,7 +422,7 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     let loaded;
-    this.#arena.fill(keys.bytes, keys.length, keys.kind, keys.hash, () => {
+    this.#arena.fill(keys, () => {
       loaded = load();
       if (loaded === undefined) return null;
       const entry = this.#prepare(loaded, keys.length, this.#defaultTtl, this.#defaultStale);
@@ -503,7 +494,7 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
-    return this.#arena.has(keys.bytes, keys.length, keys.kind, keys.hash);
+    return this.#arena.has(keys);
   }
 
   /** Removes `key`; true if it had a live entry (like Map#delete). */
@@ -511,7 +502,7 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
-    const deleted = this.#arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+    const deleted = this.#arena.delete(keys);
     if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
     // Published even when nothing was here: a peer may have the key.
     this.#publish(OUTBOX_DELETE, keys.length);
@@ -573,7 +564,7 @@ export class SharedCache {
       for (const stored of this.keys()) if (prefixes.some((prefix) => keyHasPrefix(stored, prefix))) matching.push(stored);
       for (const stored of matching) {
         keys.encode(stored);
-        arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+        arena.delete(keys);
       }
       return;
     }
@@ -583,13 +574,13 @@ export class SharedCache {
       const bytes = value.subarray(1);
       const entry = this.#sized(kind, kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes, bytes.length, keys.length, this.#defaultTtl, this.#defaultStale);
       if (entry !== null) {
-        arena.set(keys.bytes, keys.length, keys.kind, keys.hash, entry.kind, entry.payload, entry.length, entry.expiresAt, entry.staleAt, entry.size);
+        arena.set(keys, entry);
         entry.payload = null;
         return;
       }
     }
     // A delete, or a marker this cache cannot hold (or of an unknown kind): at least not stale.
-    arena.delete(keys.bytes, keys.length, keys.kind, keys.hash);
+    arena.delete(keys);
   }
 
   /** A version marker's stored form for the wire: its value kind, then its bytes; undefined when absent. */
@@ -597,13 +588,13 @@ export class SharedCache {
     const keys = this.#keys;
     keys.encode(key);
     const arena = this.#arena;
-    const value = arena.peek(keys.bytes, keys.length, keys.kind, keys.hash);
+    const value = arena.peek(keys);
     if (value === undefined) return undefined;
     // Codec values travel without this arena's structures, which peers do not share.
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : arena.valueKind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : arena.last.valueKind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
     if (bytes === undefined) return undefined;
     const stored = Buffer.allocUnsafe(1 + bytes.length);
-    stored[0] = arena.valueKind;
+    stored[0] = arena.last.valueKind;
     stored.set(bytes, 1);
     return stored;
   }
@@ -721,7 +712,7 @@ export class SharedCache {
    * key, in any thread, waits for that one run), stores what it returns,
    * and resolves every caller with it. A loader error rejects every waiting
    * caller and stores nothing. A value in its stale window is returned at
-   * once while one loader refreshes it. See the README for every option.
+   * once while one loader refreshes it. See docs/shared-cache.md for every option.
    * @param {unknown} key
    * @param {(key: unknown, options: { signal: AbortSignal, staleValue: unknown, context: unknown }) => unknown} loader
    * @param {object} [options] ttl, staleWhileRevalidate, allowStale,
@@ -758,7 +749,7 @@ export class SharedCache {
         if (this.#closed) return;
         const keys = this.#keys;
         keys.encode(key);
-        this.#arena.remove(keys.bytes, keys.length, keys.kind, keys.hash, REMOVE_LAPSED);
+        this.#arena.remove(keys, REMOVE_LAPSED);
       },
       closedSignal: this.#closing.signal,
     };

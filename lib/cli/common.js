@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { codes } from '../errors.js';
 import { formatTable } from '../snapshot/table.js';
 
-/** Exit codes (stable, for scripts): see the README's command line section. */
+/** Exit codes (stable, for scripts): see docs/cli.md. */
 export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, differs: 3, busy: 4, notFound: 5 });
 
 /** A wrong command line: exit code 2, JSON error code ERR_USAGE. */

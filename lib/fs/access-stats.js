@@ -16,6 +16,14 @@ function temporaryName(path) {
   return `${path}.${randomBytes(8).toString('hex')}.tmp`;
 }
 
+/** `access`, the access statistics of a CacheFS; ERR_ACCESS_STATS for `method` when it has none (null). */
+export function requireAccessStats(access, method) {
+  if (access === null) {
+    throw new ArenaCacheError(codes.ERR_ACCESS_STATS, `${method}() needs access statistics: give new CacheFS() options.accessStatsPath`);
+  }
+  return access;
+}
+
 export class AccessStats {
   #path;
   #root;
@@ -75,6 +83,15 @@ export class AccessStats {
     } catch (error) {
       fs.rmSync(temporary, { force: true });
       throw error;
+    }
+  }
+
+  /** saveSync() at process exit: a failure is told on stderr, where nothing else can report it. */
+  saveAtExit() {
+    try {
+      this.saveSync();
+    } catch (error) {
+      fs.writeSync(2, `arenacache: CacheFS could not save its access statistics at exit (${error.message})\n`);
     }
   }
 

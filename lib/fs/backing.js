@@ -3,7 +3,7 @@
 // (lib/meta/backing.js), which hands one out through its [kBacking]()
 // method, so this module needs nothing of lmdb.
 //
-// A backing is a Root (root.js: { key, target } of a given path) plus:
+// A backing is a Root (lib/fs-compat/root.js: { key, target } of a given path) plus:
 //   id        names the root in a shared cache (every CacheFS of the same
 //             backing, in any thread or process, derives the same keys)
 //   sync      { stat, load, readdir, store, mkdir, unlink, rename, rm,
@@ -16,10 +16,8 @@
 // A path that would lead outside the root fails with ERR_PATH_OUTSIDE_ROOT.
 
 import { describe } from '../errors.js';
+import { kBacking } from '../internal-symbols.js';
 import { DiskBacking } from './disk.js';
-
-/** The method through which an object (an InodeFS) gives a CacheFS its backing. */
-export const kBacking = Symbol.for('arenacache.fs.backing');
 
 /** The backing of options.root: a directory path, or an object with [kBacking]() (an InodeFS). */
 export function backingFor(root) {

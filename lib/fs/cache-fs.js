@@ -2,92 +2,55 @@
 // are cached in the shared arena, so every thread (and, with a file-backed
 // cache, every process) that serves the same root shares one cache.
 //
-// Keys (one cache can serve several roots):
-//   metadata   fs\0m\0<root id>\0<generation>\0<path> -> stat record (see stats.js)
-//   data       fs\0d\0<nonce>\0<block>                  -> bytes
-//   listings   fs\0l\0<nonce>                           -> names
-// A file's data is keyed by a random nonce that its metadata record carries:
-// every load from disk and every write through CacheFS stores the data under
-// a new nonce, so replacing or dropping the record is all it takes to make
-// old data unreachable, even when a rewrite leaves size and timestamps the
-// same (file timestamps tick only every few milliseconds). Metadata is
-// trusted for `validateMs`, then compared with a fresh stat (inode, size,
-// mtime, ctime): a file changed behind the cache's back gets a record
-// without data, and is read from disk again.
-// Renames and recursive removals change the generation that every metadata
-// key carries (one random token per root, in the cache), so no thread keeps
-// serving a path that moved or vanished with its directory.
+// A file's metadata record names its cached data, and every new version of
+// the file gets data under a new name (the keys are in cache-keys.js).
+// Metadata is trusted for `validateMs`, then compared with a fresh stat
+// (inode, size, mtime, ctime): a file changed behind the cache's back gets a
+// record without data, and is read from disk again.
 //
 // Write-back (see write-back.js) keeps written files dirty in a BlockStore
 // that every thread shares, and publishes their records and data in the
 // cache as a write-through would, so hits serve them; the disk gets them on
-// the next flush (flushIntervalMs, flush(), close(), process exit). Paths
+// the next flush (flusher.js: flushIntervalMs, flush(), close(), process exit). Paths
 // still exist on disk from the first write (so readdir() lists them), and
 // anything else that touches a dirty file on disk (a write in another mode,
 // a handle, unlink, rm, rename) first flushes it, so a deferred write never
 // lands on top of a later change.
 
-import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import * as fs from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkInteger } from '../cache/options.js';
-import * as fsp from 'node:fs/promises';
 import { minimatch } from 'minimatch';
 import { registerFsMetrics } from './metrics.js';
 import { CacheFileHandle } from './file-handle.js';
-import { warmOptions, WarmJob } from './warming.js';
-import { CREATE, runAsync, runSync } from './io.js';
+import { listFiles, readPathList, warmDirOptions, warmFromStatsOptions, warmOptions, WarmJob } from './warming.js';
+import { runAsync, runSync } from './io.js';
+import { CREATE, parseFlags } from '../fs-compat/open-flags.js';
 import { resolveOptions } from './options.js';
 import { backingFor } from './backing.js';
-import { CachedStats, decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+import { decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+import { CachedStats } from '../fs-compat/stats.js';
 import { WriteBack } from './write-back.js';
-import { AccessStats } from './access-stats.js';
-import { checkMode, decode, mkdirOptions, parseFlags, readEncoding, rmOptions, toBytes, writeOptions } from './arguments.js';
+import { Flusher } from './flusher.js';
+import { cancelAtExit, runAtExit } from './exit-work.js';
+import { AccessStats, requireAccessStats } from './access-stats.js';
+import { dataKey, dataKeyPrefix, listingKey, newNonce, RootKeys } from './cache-keys.js';
+import { checkMode, decode, mkdirOptions, readEncoding, rmOptions, toBytes, writeOptions } from '../fs-compat/arguments.js';
 import { NearCache } from './near-cache.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
 const LOAD_ATTEMPTS = 4;
 
-/** CacheFS instances' synchronous work at process (or worker) exit: write-back flushes, access statistics. */
-const exitWork = new Set();
-let exitHooked = false;
-
-function runAtExit(work) {
-  exitWork.add(work);
-  if (exitHooked) return;
-  exitHooked = true;
-  process.on('exit', () => {
-    for (const each of exitWork) each();
-  });
-}
-
 const NOTHING = Buffer.alloc(0);
-
-function flushFailed(failures) {
-  const shown = failures
-    .slice(0, 3)
-    .map(({ path: p, error }) => `${p} (${error.code ?? error.message})`)
-    .join(', ');
-  const more = failures.length > 3 ? ` and ${failures.length - 3} more` : '';
-  /** @type {ArenaCacheError & { failures?: { path: string, error: NodeJS.ErrnoException }[] }} */
-  const error = new ArenaCacheError(
-    codes.ERR_FLUSH_FAILED,
-    `${failures.length} dirty file(s) could not be written to disk and stay dirty, to be retried: ${shown}${more}`,
-    { cause: failures[0].error },
-  );
-  error.failures = failures;
-  return error;
-}
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_FS_CLOSED, 'the CacheFS is closed: close() was called on this instance');
 }
 
-/** A random 48-bit integer naming one cached copy of a file's data or a directory's listing. */
-function newNonce() {
-  return randomBytes(6).readUIntBE(0, 6);
+function checkPathList(paths) {
+  if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
+    throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
+  }
 }
 
 export class CacheFS extends EventEmitter {
@@ -97,23 +60,19 @@ export class CacheFS extends EventEmitter {
   #validateMs;
   #blockBytes;
   #maxFileBytes;
-  #generationKey;
-  #rootId;
-  /** The longest path (in UTF-8 bytes) whose record key the cache can hold; longer ones are served from the disk, uncached. */
-  #maxPathBytes;
+  /** @type {RootKeys} */
+  #keys;
   /** The root's dirty files (with options.blocks), else null. */
   #writeBack = null;
-  #flushTimer = null;
-  /** The running background flush, or null. */
-  #flushing = null;
-  #exitWork = null;
+  /** Writes them to disk (with options.blocks), else null. */
+  #flusher = null;
   /** Per-path read counts (with options.accessStatsPath), else null. */
   #access = null;
+  /** Saves them at process exit, unless close() does. */
+  #saveAccessAtExit = null;
   /** @type {NearCache | null} */
   #near = null;
   #closed = false;
-  /** Paths whose failed flush was reported by a process warning (no 'flushError' listener): once each until it succeeds. */
-  #warned = new Set();
   #counters = {
     reads: 0,
     readHits: 0,
@@ -152,21 +111,23 @@ export class CacheFS extends EventEmitter {
     this.#validateMs = resolved.validateMs;
     this.#blockBytes = resolved.blockBytes;
     this.#maxFileBytes = resolved.maxFileBytes;
-    // Keys name the root by a short hash of its id: every lookup hashes its key.
-    this.#rootId = createHash('sha256').update(this.#root.id).digest('base64url').slice(0, 12);
-    this.#generationKey = `fs\0g\0${this.#rootId}`;
-    // Generation tokens are 12 characters (see #newGeneration).
-    this.#maxPathBytes = this.#cache.maxKeyBytes - Buffer.byteLength(`fs\0m\0${this.#rootId}\0${'g'.repeat(12)}\0`);
+    this.#keys = new RootKeys(this.#cache, this.#root.id);
     if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
-    if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#rootId, this.#counters, this.#root.sync.rewrite);
-    if (resolved.accessStatsPath !== undefined) this.#access = new AccessStats(resolved.accessStatsPath, this.#root.id, resolved.accessStatsLimit);
-    if (this.#writeMode === 'write-back' && resolved.flushIntervalMs > 0) {
-      this.#flushTimer = setInterval(() => this.#backgroundFlush(), resolved.flushIntervalMs);
-      this.#flushTimer.unref();
+    if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#keys.rootId, this.#counters, this.#root.sync.rewrite);
+    if (resolved.accessStatsPath !== undefined) {
+      const access = new AccessStats(resolved.accessStatsPath, this.#root.id, resolved.accessStatsLimit);
+      this.#access = access;
+      this.#saveAccessAtExit = () => access.saveAtExit();
+      runAtExit(this.#saveAccessAtExit);
     }
-    if (this.#writeMode === 'write-back' || this.#access !== null) {
-      this.#exitWork = () => this.#atExit();
-      runAtExit(this.#exitWork);
+    if (this.#writeBack !== null) {
+      this.#flusher = new Flusher(this.#writeBack, {
+        background: this.#writeMode === 'write-back',
+        intervalMs: resolved.flushIntervalMs,
+        events: this,
+        counters: this.#counters,
+        flushed: (key, stats, content) => this.#remember(key, statRecord(stats, Date.now()), content),
+      });
     }
   }
 
@@ -255,9 +216,10 @@ export class CacheFS extends EventEmitter {
   /** #readHit from the shared cache (copied near when the near cache is on). */
   #sharedHit(key) {
     const near = this.#near;
-    const generation = this.#generation();
+    const keys = this.#keys;
+    const generation = keys.generation();
     const generationStamp = near?.stamp();
-    const record = this.#getRecord(this.#recordKey(key, generation));
+    const record = this.#getRecord(keys.recordKey(key, generation));
     const recordStamp = near?.stamp();
     if (record === undefined || Date.now() - record.checkedAt >= this.#validateMs || !isFileRecord(record)) return null;
     const bytes = this.#cachedContent(record);
@@ -321,7 +283,7 @@ export class CacheFS extends EventEmitter {
     parseFlags(flags);
     checkMode(mode, 'mode');
     // The descriptor must see what the cache serves: a dirty version goes to disk first.
-    this.#flushKey(key);
+    this.#flusher?.flushKey(key);
     const handle = await this.#root.async.open(target, flags, mode);
     const files = {
       key,
@@ -329,15 +291,15 @@ export class CacheFS extends EventEmitter {
       // A write-back write since the handle was opened must be on disk before
       // the descriptor is used. The handle's file may be dirty under another
       // path by now (renamed since, or a hard link): every dirty file of the root goes.
-      beforeAccess: () => this.#flushUnder(''),
+      beforeAccess: () => this.#flusher?.flushUnder(''),
       contentOf: (fileKey, version) => this.#contentOfVersion(fileKey, version),
       // The file a handle changed may be known under another path by now
       // (renamed since it was opened, or a hard link): drop every metadata
       // record of the root, as a rename does.
-      afterWrite: () => this.#newGeneration(),
+      afterWrite: () => this.#keys.newGeneration(),
     };
     // 'w', 'a' and 'x' flags may create or truncate the file.
-    if (/[wax]/.test(flags)) this.#newGeneration();
+    if (/[wax]/.test(flags)) this.#keys.newGeneration();
     return new CacheFileHandle(handle, path, flags, files);
   }
 
@@ -349,9 +311,7 @@ export class CacheFS extends EventEmitter {
    */
   warm(paths, options) {
     this.#check();
-    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
-      throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
-    }
+    checkPathList(paths);
     return new WarmJob((p) => this.#warmRead(p), paths, warmOptions(options));
   }
 
@@ -364,12 +324,9 @@ export class CacheFS extends EventEmitter {
    */
   warmDir(dir, options) {
     this.#check();
-    const { recursive = false, pattern } = options ?? {};
-    const settings = warmOptions(options, { recursive: false, pattern: undefined });
-    if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
-    if (pattern !== undefined && typeof pattern !== 'string') throw new TypeError(`options.pattern must be a glob string such as '**/*.css' (got ${describe(pattern)})`);
+    const { recursive, pattern, ...settings } = warmDirOptions(options);
     const { key } = this.#root.resolve(dir, 'dir');
-    return new WarmJob((p) => this.#warmRead(p), this.#listFiles(key, recursive, pattern), settings);
+    return new WarmJob((p) => this.#warmRead(p), listFiles(this, key, recursive, pattern), settings);
   }
 
   /**
@@ -380,13 +337,7 @@ export class CacheFS extends EventEmitter {
     this.#check();
     if (typeof listFile !== 'string') throw new TypeError(`listFile must be a string (got ${describe(listFile)})`);
     const settings = warmOptions(options);
-    const paths = fsp.readFile(listFile, 'utf8').then((text) =>
-      text
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && !line.startsWith('#')),
-    );
-    return new WarmJob((p) => this.#warmRead(p), paths, settings);
+    return new WarmJob((p) => this.#warmRead(p), readPathList(listFile), settings);
   }
 
   /**
@@ -397,47 +348,20 @@ export class CacheFS extends EventEmitter {
    */
   warmFromStats(options) {
     this.#check();
-    const settings = warmOptions(options, { limit: 1000 });
-    const limit = options?.limit ?? 1000;
-    checkInteger(limit, 'options.limit', 1, 10_000_000, 'an integer from 1 to 10000000');
-    const access = this.#accessStats('warmFromStats');
+    const { limit, ...settings } = warmFromStatsOptions(options);
+    const access = requireAccessStats(this.#access, 'warmFromStats');
     return new WarmJob((p) => this.#warmRead(p), AccessStats.load(access.path, this.#root.id, limit), settings);
   }
 
   /** Saves the access statistics now (they are also saved by close() and at process exit). */
   async saveAccessStats() {
     this.#check();
-    await this.#accessStats('saveAccessStats').save();
-  }
-
-  #accessStats(method) {
-    if (this.#access === null) {
-      throw new ArenaCacheError(codes.ERR_ACCESS_STATS, `${method}() needs access statistics: give new CacheFS() options.accessStatsPath`);
-    }
-    return this.#access;
+    await requireAccessStats(this.#access, 'saveAccessStats').save();
   }
 
   #warmRead(given) {
     if (this.#closed) return Promise.reject(closedError());
     return this.#readHit(given) ?? runAsync(this.#readFlow(given), this.#root.async);
-  }
-
-  async #listFiles(dirKey, recursive, pattern) {
-    const files = [];
-    const walk = async (key) => {
-      for (const name of (await this.readdir(key)).sort()) {
-        const child = key === '' ? name : `${key}/${name}`;
-        const stats = await this.stat(child);
-        if (stats.isDirectory()) {
-          if (recursive) await walk(child);
-        } else if (stats.isFile()) {
-          const relative = dirKey === '' ? child : child.slice(dirKey.length + 1);
-          if (pattern === undefined || minimatch(relative, pattern, { dot: true })) files.push(child);
-        }
-      }
-    };
-    await walk(dirKey);
-    return files;
   }
 
   /**
@@ -452,7 +376,7 @@ export class CacheFS extends EventEmitter {
     if (Array.isArray(target)) {
       let dropped = 0;
       for (const given of target) {
-        if (this.#dropRecord(this.#metaKey(this.#root.resolve(given).key))) dropped++;
+        if (this.#dropRecord(this.#keys.recordKey(this.#root.resolve(given).key))) dropped++;
       }
       return dropped;
     }
@@ -466,12 +390,9 @@ export class CacheFS extends EventEmitter {
     if (prefix !== undefined && typeof prefix !== 'string') throw new TypeError(`target.prefix must be a string (got ${describe(prefix)})`);
     if (pattern !== undefined && typeof pattern !== 'string') throw new TypeError(`target.pattern must be a glob string (got ${describe(pattern)})`);
     const under = prefix === undefined ? null : this.#root.resolve(prefix, 'target.prefix').key;
-    const metaPrefix = this.#metaKey('');
     const doomed = [];
     // Walks the cache's keys (O(entries)): a batch operation, not a hot path.
-    for (const key of this.#cache.keys()) {
-      if (typeof key !== 'string' || !key.startsWith(metaPrefix)) continue;
-      const file = key.slice(metaPrefix.length);
+    for (const [key, file] of this.#keys.currentRecords(this.#cache.keys())) {
       const match = under !== null ? under === '' || file === under || file.startsWith(`${under}/`) : minimatch(file, pattern, { dot: true });
       if (match) doomed.push(key);
     }
@@ -486,9 +407,7 @@ export class CacheFS extends EventEmitter {
    */
   async batchStats(paths) {
     this.#check();
-    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
-      throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
-    }
+    checkPathList(paths);
     return Promise.all(
       paths.map((p) =>
         this.stat(p).then(
@@ -516,13 +435,11 @@ export class CacheFS extends EventEmitter {
     this.#check();
     let keys;
     if (paths !== undefined) {
-      if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) {
-        throw new TypeError(`paths must be an array of path strings (got ${describe(paths)})`);
-      }
+      checkPathList(paths);
       keys = paths.map((p) => this.#root.key(p));
     }
-    if (this.#writeBack === null) return 0;
-    return this.#flushKeys(keys ?? this.#writeBack.dirtyKeys());
+    if (this.#flusher === null) return 0;
+    return this.#flusher.flush(keys);
   }
 
   /**
@@ -535,90 +452,14 @@ export class CacheFS extends EventEmitter {
     if (this.#closed) return;
     this.#closed = true;
     this.#near?.clear();
-    clearInterval(this.#flushTimer);
-    exitWork.delete(this.#exitWork);
-    if (this.#flushing !== null) await this.#flushing;
+    cancelAtExit(this.#saveAccessAtExit);
+    if (this.#flusher !== null) await this.#flusher.stop();
     if (this.#access !== null) await this.#access.save();
     try {
-      if (this.#writeMode === 'write-back') await this.#flushKeys(this.#writeBack.dirtyKeys());
+      if (this.#writeMode === 'write-back') await this.#flusher.flush();
     } finally {
       this.#root.close?.();
     }
-  }
-
-  async #flushKeys(keys) {
-    let flushed = 0;
-    const failures = [];
-    for (const key of keys) {
-      try {
-        if (this.#flushKey(key)) flushed++;
-        this.#warned.delete(key);
-      } catch (error) {
-        failures.push({ path: key, error });
-        this.#reportFlushError(key, error);
-      }
-      // One file at a time is written synchronously (under its lock): let other work run in between.
-      await new Promise(setImmediate);
-    }
-    if (failures.length > 0) throw flushFailed(failures);
-    return flushed;
-  }
-
-  #reportFlushError(key, error) {
-    this.#counters.flushErrors++;
-    if (this.listenerCount('flushError') > 0) {
-      this.emit('flushError', { path: key, error });
-    } else if (!this.#warned.has(key)) {
-      this.#warned.add(key);
-      process.emitWarning(`CacheFS could not write ${key} to disk (${error.message}); it stays dirty and is retried`, { code: 'ARENACACHE_FLUSH_FAILED' });
-    }
-  }
-
-  #backgroundFlush() {
-    if (this.#flushing !== null || !this.#writeBack.anyDirty()) return;
-    // Failures were reported as they happened ('flushError'); the files stay dirty for the next round.
-    this.#flushing = this.#flushKeys(this.#writeBack.dirtyKeys())
-      .catch(() => {})
-      .finally(() => {
-        this.#flushing = null;
-      });
-  }
-
-  /** At process exit: only synchronous work runs now. */
-  #atExit() {
-    if (this.#access !== null) {
-      try {
-        this.#access.saveSync();
-      } catch (error) {
-        fs.writeSync(2, `arenacache: CacheFS could not save its access statistics at exit (${error.message})\n`);
-      }
-    }
-    if (this.#writeMode !== 'write-back') return;
-    for (const key of this.#writeBack.dirtyKeys()) {
-      try {
-        this.#flushKey(key);
-      } catch (error) {
-        this.#counters.flushErrors++;
-        fs.writeSync(2, `arenacache: CacheFS could not write ${key} to disk at exit (${error.message}); it stays dirty in the block store\n`);
-      }
-    }
-  }
-
-  /** Writes `key` to disk if it is dirty (synchronously, under its lock) and caches what was written; returns whether it was dirty. */
-  #flushKey(key) {
-    const writeBack = this.#writeBack;
-    if (writeBack === null || !writeBack.anyDirty()) return false;
-    // The backing writes beneath the root: a symbolic link put in the way since cannot lead the write out.
-    return writeBack.flush(key, (stats, content) => this.#remember(key, statRecord(stats, Date.now()), content));
-  }
-
-  /** Flushes dirty `key` and every dirty file under it (before a structure change moves or removes them on disk). */
-  #flushUnder(key) {
-    const writeBack = this.#writeBack;
-    if (writeBack === null || !writeBack.anyDirty()) return;
-    this.#flushKey(key);
-    const prefix = key === '' ? '' : `${key}/`;
-    for (const dirty of writeBack.dirtyKeys()) if (dirty.startsWith(prefix)) this.#flushKey(dirty);
   }
 
   // --- the operations, written once for both forms (see io.js)
@@ -690,7 +531,7 @@ export class CacheFS extends EventEmitter {
     if (record !== undefined && target !== key && !isDirectoryRecord(record)) record = undefined;
     if (record === undefined) {
       record = statRecord(yield ['stat', target], Date.now());
-      this.#setRecord(this.#metaKey(key), record);
+      this.#setRecord(this.#keys.recordKey(key), record);
     } else {
       this.#counters.statHits++;
     }
@@ -709,12 +550,12 @@ export class CacheFS extends EventEmitter {
         return yield ['readdir', target];
       }
       record = statRecord(stats, Date.now());
-      this.#setRecord(this.#metaKey(key), record);
+      this.#setRecord(this.#keys.recordKey(key), record);
     }
     // A file: node:fs gives ENOTDIR.
     if (!isDirectoryRecord(record)) return yield ['readdir', target];
     if (record.nonce !== undefined) {
-      const cached = this.#cache.get(`fs\0l\0${record.nonce}`);
+      const cached = this.#cache.get(listingKey(record.nonce));
       // A copy: the caller may sort it, and the cache may hand out its value frozen (options.nearCache).
       if (cached !== undefined) return cached.slice();
     }
@@ -723,8 +564,8 @@ export class CacheFS extends EventEmitter {
     if (sameVersion(record, after)) {
       // Like file data, a listing is named by a nonce in the directory's record.
       after.nonce = newNonce();
-      this.#cache.set(`fs\0l\0${after.nonce}`, names);
-      this.#setRecord(this.#metaKey(key), after);
+      this.#cache.set(listingKey(after.nonce), names);
+      this.#setRecord(this.#keys.recordKey(key), after);
     }
     return names;
   }
@@ -736,23 +577,23 @@ export class CacheFS extends EventEmitter {
     if (target !== key) {
       // "x/" or "x/." names a directory, which the disk refuses to write as node:fs does (EISDIR, ENOTDIR, ENOENT).
       yield ['store', target, bytes, append ? 'a' : 'w', mode ?? 0o666];
-      this.#dropRecord(this.#metaKey(key));
+      this.#dropRecord(this.#keys.recordKey(key));
       return;
     }
     if (this.#writeMode === 'write-back' && bytes.length <= this.#maxFileBytes && this.#writeBack.fits(key)) {
       if (yield* this.#writeBackFlow(key, bytes, append, mode ?? 0o666)) return;
     }
     // A dirty version must not land on top of this write later.
-    this.#flushKey(key);
+    this.#flusher?.flushKey(key);
     // What the cache holds now: an append can extend it instead of rereading.
-    const previous = append ? this.#getRecord(this.#metaKey(key)) : undefined;
+    const previous = append ? this.#getRecord(this.#keys.recordKey(key)) : undefined;
     const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
     const stats = yield ['store', key, bytes, append ? 'a' : 'w', mode ?? 0o666];
     this.#counters.writes++;
     this.#counters.bytesWritten += bytes.length;
     this.#forgetParent(key);
     if (this.#writeMode === 'write-around') {
-      this.#dropRecord(this.#metaKey(key));
+      this.#dropRecord(this.#keys.recordKey(key));
       return;
     }
     // write-through (and write-back's large files): the cache holds what the disk holds before the call returns.
@@ -761,7 +602,7 @@ export class CacheFS extends EventEmitter {
     if (!append) contents = bytes;
     else if (previousBytes !== null && previousBytes.length + bytes.length === record.size) contents = Buffer.concat([previousBytes, bytes]);
     if (contents !== null && contents.length === record.size) this.#remember(key, record, contents);
-    else this.#setRecord(this.#metaKey(key), record);
+    else this.#setRecord(this.#keys.recordKey(key), record);
   }
 
   /**
@@ -769,7 +610,7 @@ export class CacheFS extends EventEmitter {
    * instead (the file would outgrow maxFileBytes).
    */
   *#writeBackFlow(key, bytes, append, mode) {
-    let base = this.#getRecord(this.#metaKey(key));
+    let base = this.#getRecord(this.#keys.recordKey(key));
     if (base === undefined || !isFileRecord(base)) {
       // The path exists on disk from the first write on (readdir lists it);
       // a directory or a missing parent fails here as node:fs would.
@@ -785,7 +626,7 @@ export class CacheFS extends EventEmitter {
         // Spilled: written to disk, as write-through would have.
         if (stats !== undefined) return this.#remember(key, statRecord(stats, Date.now()), whole);
         const record = dirtyVersion(base, size, mtimeMs, Date.now());
-        if (append) this.#setRecord(this.#metaKey(key), record);
+        if (append) this.#setRecord(this.#keys.recordKey(key), record);
         else this.#remember(key, record, bytes);
       },
     });
@@ -809,12 +650,12 @@ export class CacheFS extends EventEmitter {
     const { key, target } = this.#root.resolve(given);
     if (key === '' && operation !== 'mkdir') throw new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is the root itself, which CacheFS does not remove`);
     const settings = operation === 'mkdir' ? mkdirOptions(options) : operation === 'rm' ? rmOptions(options) : undefined;
-    if (operation !== 'mkdir') this.#flushUnder(key);
+    if (operation !== 'mkdir') this.#flusher?.flushUnder(key);
     const result = yield [operation, target, settings];
-    this.#dropRecord(this.#metaKey(key));
+    this.#dropRecord(this.#keys.recordKey(key));
     this.#forgetParent(key);
     // A removed directory takes its descendants' paths with it.
-    if (operation === 'rm') this.#newGeneration();
+    if (operation === 'rm') this.#keys.newGeneration();
     if (typeof result !== 'string') return undefined;
     // mkdir({ recursive: true }) gives the first directory it created
     // (relative to the root): it and every directory below it are new, so
@@ -828,11 +669,11 @@ export class CacheFS extends EventEmitter {
   *#renameFlow(from, to) {
     const source = this.#root.resolve(from, 'from');
     const destination = this.#root.resolve(to, 'to');
-    this.#flushUnder(source.key);
-    this.#flushUnder(destination.key);
+    this.#flusher?.flushUnder(source.key);
+    this.#flusher?.flushUnder(destination.key);
     yield ['rename', source.target, destination.target];
     // Every path under a renamed directory changed: start a new generation.
-    this.#newGeneration();
+    this.#keys.newGeneration();
   }
 
   // --- metadata and data in the cache
@@ -844,7 +685,7 @@ export class CacheFS extends EventEmitter {
    * node:fs does).
    */
   *#freshRecord(key) {
-    const metaKey = this.#metaKey(key);
+    const metaKey = this.#keys.recordKey(key);
     const record = this.#getRecord(metaKey);
     const now = Date.now();
     if (record !== undefined && now - record.checkedAt < this.#validateMs) return record;
@@ -881,14 +722,14 @@ export class CacheFS extends EventEmitter {
       if (name === null) return undefined;
       const record = dirtyVersion(disk, name.size, name.mtimeMs, disk.checkedAt);
       if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino) record.nonce = cached.nonce;
-      this.#setRecord(this.#metaKey(key), record);
+      this.#setRecord(this.#keys.recordKey(key), record);
       return record;
     });
   }
 
   /** The cached bytes of `key` if the cache holds exactly the file version `version` (inode included), else null. */
   #contentOfVersion(key, version) {
-    const record = this.#getRecord(this.#metaKey(key));
+    const record = this.#getRecord(this.#keys.recordKey(key));
     if (record === undefined || !sameVersion(record, version) || !isFileRecord(record)) return null;
     const content = this.#cachedContent(record);
     if (content !== null) this.#counters.handleReadHits++;
@@ -897,15 +738,15 @@ export class CacheFS extends EventEmitter {
 
   /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */
   #remember(key, record, data) {
-    const metaKey = this.#metaKey(key);
+    const metaKey = this.#keys.recordKey(key);
     // A path too long for a record key is served from the disk: its data would never be found.
     if (metaKey === null) return;
     if (data.length <= this.#maxFileBytes) {
       record.nonce = newNonce();
       const blockBytes = this.#blockBytes;
-      const prefix = this.#dataPrefix(record);
+      const prefix = dataKeyPrefix(record.nonce);
       for (let block = 0, start = 0; start < data.length; block++, start += blockBytes) {
-        this.#cache.set(`${prefix}${block}`, data.subarray(start, Math.min(data.length, start + blockBytes)));
+        this.#cache.set(dataKey(prefix, block), data.subarray(start, Math.min(data.length, start + blockBytes)));
       }
     }
     this.#setRecord(metaKey, record);
@@ -916,22 +757,22 @@ export class CacheFS extends EventEmitter {
     const size = record.size;
     if (size === 0) return Buffer.alloc(0);
     if (record.nonce === undefined) return null;
-    const prefix = this.#dataPrefix(record);
+    const prefix = dataKeyPrefix(record.nonce);
     const blockBytes = this.#blockBytes;
     if (size <= blockBytes) {
-      const only = this.#cache.get(`${prefix}0`);
+      const only = this.#cache.get(dataKey(prefix, 0));
       return only !== undefined && only.length === size ? only : null;
     }
     const out = Buffer.allocUnsafe(size);
     for (let block = 0, start = 0; start < size; block++, start += blockBytes) {
-      const part = this.#cache.get(`${prefix}${block}`);
+      const part = this.#cache.get(dataKey(prefix, block));
       if (part === undefined || part.length !== Math.min(blockBytes, size - start)) return null;
       part.copy(out, start);
     }
     return out;
   }
 
-  // A null record key (a path too long for the cache, see #recordKey) holds nothing.
+  // A null record key (a path too long for the cache, see RootKeys#recordKey) holds nothing.
   #getRecord(metaKey) {
     return metaKey === null ? undefined : decodeRecord(this.#cache.get(metaKey));
   }
@@ -944,36 +785,9 @@ export class CacheFS extends EventEmitter {
     return metaKey !== null && this.#cache.delete(metaKey);
   }
 
-  #dataPrefix(record) {
-    return `fs\0d\0${record.nonce}\0`;
-  }
-
-  #metaKey(key) {
-    return this.#recordKey(key, this.#generation());
-  }
-
-  /** The cache key of `key`'s record in `generation`, or null when the path is too long for the cache's keys. */
-  #recordKey(key, generation) {
-    if (key.length * 3 > this.#maxPathBytes && Buffer.byteLength(key) > this.#maxPathBytes) return null;
-    return `fs\0m\0${this.#rootId}\0${generation}\0${key}`;
-  }
-
-  /** The root's current generation token (random, so one evicted and made anew never repeats an old one). */
-  #generation() {
-    let token = this.#cache.get(this.#generationKey);
-    if (token === undefined) token = this.#newGeneration();
-    return token;
-  }
-
-  #newGeneration() {
-    const token = randomBytes(9).toString('base64');
-    this.#cache.set(this.#generationKey, token);
-    return token;
-  }
-
   /** A directory's entries changed: its record (and so the listing it names) must be read again. */
   #forgetParent(key) {
     const parent = path.posix.dirname(key);
-    this.#dropRecord(this.#metaKey(parent === '.' ? '' : parent));
+    this.#dropRecord(this.#keys.recordKey(parent === '.' ? '' : parent));
   }
 }

@@ -11,15 +11,31 @@
 // (ERR_PATH_OUTSIDE_ROOT) where they leave it.
 //
 // Without the addon there is no such resolution in JavaScript, so a
-// directory is not served at all (ERR_NATIVE_UNAVAILABLE): see the README.
+// directory is not served at all (ERR_NATIVE_UNAVAILABLE): see docs/cache-fs.md.
 
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import * as native from '../native.js';
-import { parseFlags } from './arguments.js';
-import { CREATE } from './io.js';
-import { outside, Root } from './root.js';
+import { requireNative } from '../native/addon.js';
+import {
+  closeRootDescriptor,
+  ROOT_FORCE,
+  ROOT_LOAD,
+  ROOT_MKDIR,
+  ROOT_OPEN,
+  ROOT_READDIR,
+  ROOT_RECURSIVE,
+  ROOT_RENAME,
+  ROOT_REWRITE,
+  ROOT_RM,
+  ROOT_STAT,
+  ROOT_STORE,
+  ROOT_UNLINK,
+  rootFiles,
+  rootFilesSync,
+} from '../native/root-files.js';
+import { CREATE, parseFlags } from '../fs-compat/open-flags.js';
+import { outside, Root } from '../fs-compat/root.js';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_SYNC, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
@@ -65,7 +81,7 @@ export class DiskBacking extends Root {
 
   /** @param {string} root an existing directory */
   constructor(root) {
-    native.requireNative('CacheFS over a directory (it resolves every path beneath the root on descriptors)');
+    requireNative('CacheFS over a directory (it resolves every path beneath the root on descriptors)');
     const real = fs.realpathSync(root);
     super(real);
     this.id = real;
@@ -77,7 +93,7 @@ export class DiskBacking extends Root {
     const now = (op, target, dest = '', flags = 0, mode = 0, data = undefined) => {
       this.#checkOpen();
       try {
-        return native.rootFilesSync(op, fd, real, target, dest, flags, mode, data);
+        return rootFilesSync(op, fd, real, target, dest, flags, mode, data);
       } catch (error) {
         throw translate(error);
       }
@@ -87,7 +103,7 @@ export class DiskBacking extends Root {
     };
     const later = (op, target, dest = '', flags = 0, mode = 0, data = undefined) => {
       this.#checkOpen();
-      const answer = native.rootFiles(op, fd, real, target, dest, flags, mode, data);
+      const answer = rootFiles(op, fd, real, target, dest, flags, mode, data);
       this.#pending++;
       return answer.then(
         (value) => {
@@ -103,7 +119,7 @@ export class DiskBacking extends Root {
     this.sync = operations(now);
     this.async = {
       ...operations(later),
-      open: async (target, flags, mode) => new DescriptorHandle(await later(native.ROOT_OPEN, target, '', openFlags(parseFlags(flags)), mode)),
+      open: async (target, flags, mode) => new DescriptorHandle(await later(ROOT_OPEN, target, '', openFlags(parseFlags(flags)), mode)),
     };
   }
 
@@ -132,16 +148,16 @@ export class DiskBacking extends Root {
 // The same table for both forms; `call` is rootFilesSync or rootFiles.
 function operations(call) {
   return {
-    stat: (target) => call(native.ROOT_STAT, target),
-    load: (target) => call(native.ROOT_LOAD, target),
-    readdir: (target) => call(native.ROOT_READDIR, target),
-    store: (target, data, flag, mode) => call(native.ROOT_STORE, target, '', STORE_FLAGS.get(flag), mode, data),
-    rewrite: (target, data, mode) => call(native.ROOT_REWRITE, target, '', 0, mode, data),
-    readFile: (target) => pick(call(native.ROOT_LOAD, target), 'data'),
-    mkdir: (target, { recursive, mode }) => call(native.ROOT_MKDIR, target, '', recursive ? native.ROOT_RECURSIVE : 0, mode),
-    unlink: (target) => call(native.ROOT_UNLINK, target),
-    rename: (from, to) => call(native.ROOT_RENAME, from, to),
-    rm: (target, { recursive, force }) => call(native.ROOT_RM, target, '', (recursive ? native.ROOT_RECURSIVE : 0) | (force ? native.ROOT_FORCE : 0)),
+    stat: (target) => call(ROOT_STAT, target),
+    load: (target) => call(ROOT_LOAD, target),
+    readdir: (target) => call(ROOT_READDIR, target),
+    store: (target, data, flag, mode) => call(ROOT_STORE, target, '', STORE_FLAGS.get(flag), mode, data),
+    rewrite: (target, data, mode) => call(ROOT_REWRITE, target, '', 0, mode, data),
+    readFile: (target) => pick(call(ROOT_LOAD, target), 'data'),
+    mkdir: (target, { recursive, mode }) => call(ROOT_MKDIR, target, '', recursive ? ROOT_RECURSIVE : 0, mode),
+    unlink: (target) => call(ROOT_UNLINK, target),
+    rename: (from, to) => call(ROOT_RENAME, from, to),
+    rm: (target, { recursive, force }) => call(ROOT_RM, target, '', (recursive ? ROOT_RECURSIVE : 0) | (force ? ROOT_FORCE : 0)),
   };
 }
 
@@ -159,7 +175,7 @@ const fstatAsync = promisify(fs.fstat);
 // life of the thread: close it when the handle is collected, as node:fs does.
 const unclosed = new FinalizationRegistry((fd) => {
   try {
-    native.closeRootDescriptor(fd);
+    closeRootDescriptor(fd);
   } catch {
     // Closed with its thread already.
   }
@@ -215,7 +231,7 @@ class DescriptorHandle {
     unclosed.unregister(this);
     const fd = this.#fd;
     this.#fd = -1;
-    native.closeRootDescriptor(fd);
+    closeRootDescriptor(fd);
   }
 
   /** `answer`, with this handle kept from collection until it settles. */

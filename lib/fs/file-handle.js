@@ -17,23 +17,9 @@
 // since the handle was opened) is flushed, so the descriptor sees it.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkInteger } from '../cache/options.js';
+import { checkInteger } from '../validate.js';
+import { checkRange } from '../fs-compat/arguments.js';
 import { statRecord } from './stats.js';
-
-export function checkRangeInteger(value, name, min, max) {
-  checkInteger(value, name, min, max, `an integer from ${min} to ${max}`);
-}
-
-/** Checks (buffer, offset, length, position) as node:fs FileHandle#read/#write take them; fills the defaults. */
-export function checkRange(method, buffer, offset, length, position) {
-  if (!(buffer instanceof Uint8Array)) throw new TypeError(`buffer must be a Buffer or Uint8Array (got ${describe(buffer)})`);
-  const start = offset ?? 0;
-  checkRangeInteger(start, 'offset', 0, buffer.byteLength);
-  const count = length ?? buffer.byteLength - start;
-  checkRangeInteger(count, 'length', 0, buffer.byteLength - start);
-  if (position !== null && position !== undefined) checkRangeInteger(position, 'position', 0, Number.MAX_SAFE_INTEGER);
-  return { start, count, at: position ?? null, method };
-}
 
 export class CacheFileHandle {
   #handle;
@@ -139,7 +125,7 @@ export class CacheFileHandle {
 
   async #truncate(length) {
     const handle = this.#open();
-    checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
+    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     await handle.truncate(length);
     await this.#changed(handle);
   }

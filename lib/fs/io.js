@@ -6,11 +6,6 @@
 // asynchronous ones, so readFile() and readFileSync() share every line of
 // their caching logic (see backing.js for the operations).
 
-import * as fs from 'node:fs';
-
-/** Open flags that create a missing file and leave an existing one as it is. */
-export const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT;
-
 /** Runs an operation's generator with the synchronous operations `ops`. */
 export function runSync(flow, ops) {
   let step = flow.next();

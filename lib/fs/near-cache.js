@@ -11,7 +11,7 @@
 // it; writes to other files do not. An entry also ends when its record needs
 // validating against the disk (validateMs).
 
-import { kReadStamp, kStampsHold } from '../cache/shared-cache.js';
+import { kBothStampsAreCurrent, kReadStamp } from '../internal-symbols.js';
 
 /** Files above this share of the budget are never kept (one file must not flush all the others). */
 const MAX_FILE_SHARE = 16;
@@ -42,7 +42,7 @@ export class NearCache {
   get(key) {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (Date.now() < entry.until && this.#cache[kStampsHold](entry.record, entry.generation)) {
+    if (Date.now() < entry.until && this.#cache[kBothStampsAreCurrent](entry.record, entry.generation)) {
       return Buffer.from(entry.bytes);
     }
     this.#drop(key, entry);

@@ -1,10 +1,10 @@
 // CacheFS options: one object of defaults and the checks that name the option.
 
-import { kBacking } from './backing.js';
+import { kBacking } from '../internal-symbols.js';
 import { describe } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
 import { BlockStore } from '../cache/block-store.js';
-import { checkInteger, withDefaults } from '../cache/options.js';
+import { checkInteger, withDefaults } from '../validate.js';
 
 export const WRITE_MODES = Object.freeze(['write-through', 'write-back', 'write-around']);
 
@@ -72,12 +72,12 @@ export function resolveOptions(options) {
   if (resolved.accessStatsPath !== undefined && (typeof resolved.accessStatsPath !== 'string' || resolved.accessStatsPath.length === 0)) {
     throw new TypeError(`options.accessStatsPath must be a file path (got ${describe(resolved.accessStatsPath)})`);
   }
-  checkInteger(resolved.nearCacheBytes, 'options.nearCacheBytes', 0, 2 ** 30, 'an integer from 0 (off) to 1073741824');
-  checkInteger(resolved.accessStatsLimit, 'options.accessStatsLimit', 1, 10_000_000, 'an integer from 1 to 10000000');
-  checkInteger(resolved.flushIntervalMs, 'options.flushIntervalMs', 0, 86_400_000, 'an integer between 0 (no background flush) and 86400000 milliseconds');
-  checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, 'an integer between 0 (check every call) and 86400000 milliseconds');
-  checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 64 * 2 ** 20, 'an integer between 4096 and 67108864');
-  checkInteger(resolved.maxFileBytes, 'options.maxFileBytes', 0, Number.MAX_SAFE_INTEGER, 'a non-negative integer');
+  checkInteger(resolved.nearCacheBytes, 'options.nearCacheBytes', 0, 2 ** 30, { from: '0 (off)' });
+  checkInteger(resolved.accessStatsLimit, 'options.accessStatsLimit', 1, 10_000_000);
+  checkInteger(resolved.flushIntervalMs, 'options.flushIntervalMs', 0, 86_400_000, { from: '0 (no background flush)', unit: 'milliseconds' });
+  checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, { from: '0 (check every call)', unit: 'milliseconds' });
+  checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 64 * 2 ** 20);
+  checkInteger(resolved.maxFileBytes, 'options.maxFileBytes', 0, Number.MAX_SAFE_INTEGER, { to: null });
   const maxValue = resolved.cache.stats().maxEntryBytes - 256;
   if (resolved.blockBytes > maxValue) {
     throw new RangeError(`options.blockBytes (${resolved.blockBytes}) must fit in one entry of the cache (at most ${maxValue} bytes); lower it or give the cache more memory`);

@@ -1,11 +1,10 @@
 // What CacheFS keeps of a stat: the fields of node:fs Stats as a plain
-// record (it is stored in the shared cache, so every thread sees it), and the
-// Stats-shaped object that stat() returns.
+// record (it is stored in the shared cache, so every thread sees it). The
+// Stats-shaped object that stat() returns is lib/fs-compat/stats.js's.
+
+import { S_IFDIR, S_IFMT, S_IFREG } from '../fs-compat/stats.js';
 
 const FIELDS = Object.freeze(['dev', 'ino', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'size', 'blksize', 'blocks', 'atimeMs', 'mtimeMs', 'ctimeMs', 'birthtimeMs']);
-const S_IFMT = 0o170000;
-const S_IFREG = 0o100000;
-const S_IFDIR = 0o040000;
 
 /**
  * A plain record of a node:fs Stats (the FIELDS), with when it was read
@@ -91,74 +90,4 @@ export function isFileRecord(record) {
 
 export function isDirectoryRecord(record) {
   return (record.mode & S_IFMT) === S_IFDIR;
-}
-
-/**
- * Shaped like node:fs Stats: the same fields, Date fields and is*() methods.
- * The fields are assigned one by one (one hidden class for every instance),
- * and each Date is made when first read: a stat that nobody asks the time
- * of costs no Dates (a cached stat is otherwise mostly Date construction).
- */
-export class CachedStats {
-  constructor(record) {
-    this.dev = record.dev;
-    this.ino = record.ino;
-    this.mode = record.mode;
-    this.nlink = record.nlink;
-    this.uid = record.uid;
-    this.gid = record.gid;
-    this.rdev = record.rdev;
-    this.size = record.size;
-    this.blksize = record.blksize;
-    this.blocks = record.blocks;
-    this.atimeMs = record.atimeMs;
-    this.mtimeMs = record.mtimeMs;
-    this.ctimeMs = record.ctimeMs;
-    this.birthtimeMs = record.birthtimeMs;
-  }
-
-  isFile() {
-    return (this.mode & S_IFMT) === S_IFREG;
-  }
-
-  isDirectory() {
-    return (this.mode & S_IFMT) === S_IFDIR;
-  }
-
-  isSymbolicLink() {
-    return (this.mode & S_IFMT) === 0o120000;
-  }
-
-  isBlockDevice() {
-    return (this.mode & S_IFMT) === 0o060000;
-  }
-
-  isCharacterDevice() {
-    return (this.mode & S_IFMT) === 0o020000;
-  }
-
-  isFIFO() {
-    return (this.mode & S_IFMT) === 0o010000;
-  }
-
-  isSocket() {
-    return (this.mode & S_IFMT) === 0o140000;
-  }
-}
-
-// atime, mtime, ctime, birthtime: made from the *Ms field when first read,
-// then an ordinary (writable, enumerable) property of the instance.
-for (const name of ['atime', 'mtime', 'ctime', 'birthtime']) {
-  const own = (stats, value) => Object.defineProperty(stats, name, { value, writable: true, enumerable: true, configurable: true });
-  Object.defineProperty(CachedStats.prototype, name, {
-    get() {
-      const date = new Date(this[`${name}Ms`]);
-      own(this, date);
-      return date;
-    },
-    set(value) {
-      own(this, value);
-    },
-    configurable: true,
-  });
 }

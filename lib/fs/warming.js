@@ -8,8 +8,10 @@
 // `job.finished` resolves with the summary once every file is done.
 
 import { EventEmitter } from 'node:events';
+import * as fsp from 'node:fs/promises';
+import { minimatch } from 'minimatch';
 import { describe } from '../errors.js';
-import { checkObject, rejectUnknown } from '../cache/options.js';
+import { checkInteger, checkObject, rejectUnknown } from '../validate.js';
 
 export const WARM_DEFAULTS = Object.freeze({
   /** Files read at the same time. */
@@ -31,6 +33,59 @@ export function warmOptions(options, extra = {}) {
   const signal = options.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`options.signal must be an AbortSignal (got ${describe(signal)})`);
   return { concurrency, signal };
+}
+
+/** warmOptions() of CacheFS#warmDir(), with its `recursive` and `pattern`. */
+export function warmDirOptions(options) {
+  const { recursive = false, pattern } = options ?? {};
+  const settings = warmOptions(options, { recursive: false, pattern: undefined });
+  if (typeof recursive !== 'boolean') throw new TypeError(`options.recursive must be a boolean (got ${describe(recursive)})`);
+  if (pattern !== undefined && typeof pattern !== 'string') throw new TypeError(`options.pattern must be a glob string such as '**/*.css' (got ${describe(pattern)})`);
+  return { ...settings, recursive, pattern };
+}
+
+/** warmOptions() of CacheFS#warmFromStats(), with its `limit`. */
+export function warmFromStatsOptions(options) {
+  const settings = warmOptions(options, { limit: 1000 });
+  const limit = options?.limit ?? 1000;
+  checkInteger(limit, 'options.limit', 1, 10_000_000, 'an integer from 1 to 10000000');
+  return { ...settings, limit };
+}
+
+/**
+ * The files of directory `dirKey` (with `recursive`, of its subdirectories
+ * too) whose path relative to it matches `pattern` if one is given, listed
+ * through `files` (a CacheFS), in name order.
+ * @param {{ readdir(path: string): Promise<string[]>, stat(path: string): Promise<{ isFile(): boolean, isDirectory(): boolean }> }} files
+ * @param {string} dirKey
+ * @param {boolean} recursive
+ * @param {string | undefined} pattern
+ */
+export async function listFiles(files, dirKey, recursive, pattern) {
+  const found = [];
+  const walk = async (key) => {
+    for (const name of (await files.readdir(key)).sort()) {
+      const child = key === '' ? name : `${key}/${name}`;
+      const stats = await files.stat(child);
+      if (stats.isDirectory()) {
+        if (recursive) await walk(child);
+      } else if (stats.isFile()) {
+        const relative = dirKey === '' ? child : child.slice(dirKey.length + 1);
+        if (pattern === undefined || minimatch(relative, pattern, { dot: true })) found.push(child);
+      }
+    }
+  };
+  await walk(dirKey);
+  return found;
+}
+
+/** The paths named in the text file `listFile`: one a line, without empty lines and lines starting with #. */
+export async function readPathList(listFile) {
+  const text = await fsp.readFile(listFile, 'utf8');
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 export class WarmJob extends EventEmitter {

@@ -13,7 +13,8 @@ import { EventEmitter } from 'node:events';
 import { Keyv } from 'keyv';
 import { SharedCache } from '../cache/shared-cache.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkObject, MAX_TTL } from '../cache/options.js';
+import { MAX_TTL } from '../cache/options.js';
+import { checkObject } from '../validate.js';
 
 function checkCacheArgument(cache) {
   if (cache instanceof SharedCache) {

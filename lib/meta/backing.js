@@ -4,10 +4,10 @@
 // (lmdb transactions), so the promise forms only wrap them.
 
 import { realpathSync } from 'node:fs';
-import { CREATE } from '../fs/io.js';
-import { Root } from '../fs/root.js';
+import { CREATE } from '../fs-compat/open-flags.js';
+import { Root } from '../fs-compat/root.js';
 
-/** `store`'s flags as io.js gives them: 'w' replaces, 'a' appends, CREATE only creates. */
+/** `store`'s flags as CacheFS's flows give them (lib/fs/io.js): 'w' replaces, 'a' appends, CREATE only creates. */
 const HOW = new Map(
   /** @type {[string | number, string][]} */ ([
     ['w', 'w'],

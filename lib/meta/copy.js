@@ -5,8 +5,8 @@
 import * as fsp from 'node:fs/promises';
 import nodePath from 'node:path';
 import { describe } from '../errors.js';
-import { fsError } from './errors.js';
-import { dataRanges } from './store.js';
+import { fsError } from '../fs-compat/errors.js';
+import { dataRanges } from './chunk-list.js';
 
 const TARGET_METHODS = ['mkdir', 'writeFile', 'symlink', 'readdir'];
 /** Files larger than this are copied through handles, a piece at a time, instead of in one Buffer. */

@@ -8,10 +8,12 @@
 // POSIX. Each write is one transaction.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkRange, checkRangeInteger } from '../fs/file-handle.js';
-import { CachedStats } from '../fs/stats.js';
-import { fsError, missingContent } from './errors.js';
-import { checkFileSize, touch } from './store.js';
+import { checkInteger } from '../validate.js';
+import { checkRange } from '../fs-compat/arguments.js';
+import { fsError } from '../fs-compat/errors.js';
+import { CachedStats } from '../fs-compat/stats.js';
+import { missingContent } from './errors.js';
+import { checkFileSize, touch } from './inode.js';
 
 // A handle dropped without close() would hold its file forever (a removed
 // file would never go): let go of it when the handle is collected.
@@ -35,7 +37,7 @@ export class InodeFileHandle {
   /**
    * @param {number} ino the open file's inode
    * @param {string} path as given to open()
-   * @param {ReturnType<typeof import('../fs/arguments.js').parseFlags>} access
+   * @param {ReturnType<typeof import('../fs-compat/open-flags.js').parseFlags>} access
    * @param {{ view(): object, uncachedView(): object, write?<T>(work: (tx) => T): T, release?(ino: number): unknown }} files
    *   the InodeFS's (or snapshot's) reads and writes, and how to let go of the file
    */
@@ -98,7 +100,7 @@ export class InodeFileHandle {
   /** Truncates (or extends with zeros) the file to `length` bytes (default 0). */
   async truncate(length = 0) {
     this.#check();
-    checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
+    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     this.#checkWritable('ftruncate');
     checkFileSize(length, 'ftruncate', this.#path);
     this.#files.write((tx) => {

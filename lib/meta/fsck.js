@@ -2,7 +2,10 @@
 // consistent state, while writers go on) and reports each problem with the
 // inode, the path where one is known, and what was expected.
 
-import { chunkHashes, pinned, ROOT_INO, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from './store.js';
+import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../fs-compat/stats.js';
+import { chunkHashes } from './chunk-list.js';
+import { pinned } from './history.js';
+import { ROOT_INO } from './inode.js';
 
 const TYPE_BITS = Object.freeze({ file: S_IFREG, dir: S_IFDIR, symlink: S_IFLNK });
 

@@ -1,5 +1,5 @@
 // Reads of a persistent snapshot, and the reclaiming of history records no
-// snapshot needs any more (the store's layout is described in store.js).
+// snapshot needs any more (the store's layout is described in inode-store.js).
 //
 // A snapshot of epoch s sees a record as it was at the end of epoch s: the
 // current record if it was last written in an epoch not after s, else the
@@ -10,7 +10,12 @@
 // the same transaction that replaces it, so the current record and the
 // history together answer for epoch s in every committed state.
 
-import { ReadView } from './store.js';
+import { ReadView } from './read-view.js';
+
+/** Whether one of the snapshot epochs `pins` lies in [first, last]: a record current for those epochs is needed. */
+export function pinned(pins, first, last) {
+  return pins.some((pin) => pin >= first && pin <= last);
+}
 
 /** The first history record under key `prefix` whose versions reach epoch `epoch`, if it covers `epoch`. */
 function versionAt(db, prefix, epoch) {

@@ -9,7 +9,8 @@
 // just written: either its fill comes first and the writer's update or drop
 // follows it, or it comes after and reads the new state.
 
-import { SharedCache, kFillLocked, kReadStamp, kStampHolds } from '../cache/shared-cache.js';
+import { SharedCache } from '../cache/shared-cache.js';
+import { kFillLocked, kReadStamp, kStampIsCurrent } from '../internal-symbols.js';
 
 /** Shared memory per cached entry (records carry inline file data). */
 const BYTES_PER_ENTRY = 2048;
@@ -100,7 +101,7 @@ export class InodeCache {
   holds(stamps) {
     const cache = this.#cache;
     if (cache === null) return false;
-    for (let i = 0; i < stamps.length; i++) if (!cache[kStampHolds](stamps[i])) return false;
+    for (let i = 0; i < stamps.length; i++) if (!cache[kStampIsCurrent](stamps[i])) return false;
     return true;
   }
 

@@ -1,24 +1,25 @@
 // InodeFS: a filesystem whose inodes and directory entries live in lmdb,
-// with a shared inode cache and snapshots (see README "InodeFS").
+// with a shared inode cache and snapshots (see docs/inode-fs.md).
 
 import { describe, ArenaCacheError, codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
-import { checkArenaFileMode, checkInteger, withDefaults } from '../cache/options.js';
+import { checkArenaFileMode } from '../cache/options.js';
+import { checkBoolean, checkInteger, withDefaults } from '../validate.js';
+import { checkMode, toBytes, writeOptions } from '../fs-compat/arguments.js';
+import { fsError } from '../fs-compat/errors.js';
+import { parseFlags } from '../fs-compat/open-flags.js';
+import { CachedStats } from '../fs-compat/stats.js';
+import { kBacking } from '../internal-symbols.js';
 import { InodeCache } from './inode-cache.js';
-import { fsError } from './errors.js';
 import { MAX_NAME_BYTES, MAX_PATH_BYTES, pathEnding, resolve, tooLong } from './resolve.js';
-import { checkMode, toBytes, writeOptions } from '../fs/arguments.js';
 import { FsReader, promiseForms } from './reader.js';
-import { CachedStats } from '../fs/stats.js';
-import { kBacking } from '../fs/backing.js';
 import { InodeBacking } from './backing.js';
 import { Snapshot } from './snapshot.js';
-import { parseFlags } from '../fs/arguments.js';
 import { InodeFileHandle } from './file-handle.js';
-import { checkRangeInteger } from '../fs/file-handle.js';
 import { fsck } from './fsck.js';
 import { reclaimHistory } from './history.js';
-import { after, checkFileSize, direntKey, inodeKey, InodeStore, newInode, ROOT_INO, touch } from './store.js';
+import { after, checkFileSize, direntKey, inodeKey, newInode, ROOT_INO, touch } from './inode.js';
+import { InodeStore } from './inode-store.js';
 
 /** Paths the memo of resolved paths keeps per InodeFS (oldest dropped first). */
 const MEMO_ENTRIES = 4096;
@@ -56,11 +57,11 @@ const DEFAULTS = Object.freeze({
 
 function resolveOptions(options = {}) {
   const resolved = withDefaults(options, DEFAULTS, 'options');
-  checkInteger(resolved.cacheSize, 'options.cacheSize', 0, 2 ** 24, 'an integer from 0 (no cache) to 16777216');
-  checkInteger(resolved.maxReaders, 'options.maxReaders', 1, 2 ** 16, 'an integer from 1 to 65536');
-  checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20, 'an integer from 0 to 1048576');
-  checkInteger(resolved.chunkBytes, 'options.chunkBytes', 4096, 2 ** 26, 'an integer from 4096 to 67108864');
-  if (typeof resolved.durable !== 'boolean') throw new TypeError(`options.durable must be a boolean (got ${describe(resolved.durable)})`);
+  checkInteger(resolved.cacheSize, 'options.cacheSize', 0, 2 ** 24, { from: '0 (no cache)' });
+  checkInteger(resolved.maxReaders, 'options.maxReaders', 1, 2 ** 16);
+  checkInteger(resolved.inlineBytes, 'options.inlineBytes', 0, 2 ** 20);
+  checkInteger(resolved.chunkBytes, 'options.chunkBytes', 4096, 2 ** 26);
+  checkBoolean(resolved.durable, 'options.durable');
   checkArenaFileMode(resolved.mode, 'options.mode', 'the store files');
   if (resolved.cache !== undefined && !(resolved.cache instanceof SharedCache)) {
     throw new TypeError(`options.cache must be a SharedCache (got ${describe(resolved.cache)})`);
@@ -343,7 +344,7 @@ export class InodeFS extends FsReader {
     checkName(name);
     const persist = options?.persist ?? false;
     if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`options must be an object (got ${describe(options)})`);
-    if (typeof persist !== 'boolean') throw new TypeError(`options.persist must be a boolean (got ${describe(persist)})`);
+    checkBoolean(persist, 'options.persist');
     if (!persist) return this.#track((onRelease) => Snapshot.ephemeral(this.#store, name, onRelease));
     checkSnapshotName(name);
     const record = this.#write((tx) => {
@@ -420,7 +421,7 @@ export class InodeFS extends FsReader {
 
   /** Cuts the file at `path` to `length` bytes (default 0), or extends it with zeros. */
   truncateSync(path, length = 0) {
-    checkRangeInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
+    checkInteger(length, 'length', 0, Number.MAX_SAFE_INTEGER);
     this.#write((tx) => {
       const inode = this.existing(tx, path, 'open', true);
       if (inode.type === 'dir') throw fsError('EISDIR', 'open', path);
@@ -471,7 +472,7 @@ export class InodeFS extends FsReader {
   }
 
   setCacheSize(size) {
-    checkInteger(size, 'size', 0, 2 ** 24, 'an integer from 0 (no cache) to 16777216');
+    checkInteger(size, 'size', 0, 2 ** 24, { from: '0 (no cache)' });
     if (!this.#cache.isPrivate) {
       throw new ArenaCacheError(codes.ERR_INODEFS_CLOSED, 'setCacheSize() resizes the private inode cache, but this InodeFS uses options.cache (size that cache instead)');
     }

@@ -2,13 +2,14 @@
 // its snapshots): stat, lstat, readFile, readdir, readlink, walk. A subclass
 // supplies view(): { inode(ino), dirent(parent, name), entries(parent), content(inode) }.
 
-import { decode, readEncoding } from '../fs/arguments.js';
-import { CachedStats } from '../fs/stats.js';
 import { describe } from '../errors.js';
+import { decode, readEncoding } from '../fs-compat/arguments.js';
+import { fsError } from '../fs-compat/errors.js';
+import { parseFlags } from '../fs-compat/open-flags.js';
+import { CachedStats } from '../fs-compat/stats.js';
 import { checkTarget, copyTree, diskTarget } from './copy.js';
-import { parseFlags } from '../fs/arguments.js';
 import { InodeFileHandle } from './file-handle.js';
-import { fsError, missingContent } from './errors.js';
+import { missingContent } from './errors.js';
 import { pathEnding, resolve } from './resolve.js';
 
 /** The reads every view of a filesystem state shares: stat, readFile, readdir, readlink, walk. */

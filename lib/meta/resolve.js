@@ -2,9 +2,9 @@
 // state, a write transaction, a snapshot): names to inodes, following
 // symbolic links as POSIX does, with Linux's limits on names and paths.
 
-import { fsError } from './errors.js';
+import { fsError } from '../fs-compat/errors.js';
+import { ROOT_INO } from './inode.js';
 import { splitPath } from './paths.js';
-import { ROOT_INO } from './store.js';
 
 /** Links followed in one resolution before ELOOP (Linux's limit). */
 const MAX_LINKS = 40;

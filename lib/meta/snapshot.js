@@ -5,11 +5,11 @@
 //   writers never wait for it and it never sees their later writes; it
 //   holds a reader slot until released, and ends with the process.
 // - Persistent (createSnapshot(name, { persist: true }), openSnapshot):
-//   an epoch of the store's history (see store.js), surviving restarts until
+//   an epoch of the store's history (see inode-store.js), surviving restarts until
 //   deleteSnapshot(). A handle to one holds nothing but memory.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { fsError } from './errors.js';
+import { fsError } from '../fs-compat/errors.js';
 import { EpochView } from './history.js';
 import { FsReader } from './reader.js';
 

@@ -4,9 +4,10 @@
 // files skipped and reported.
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkInteger, withDefaults } from '../cache/options.js';
+import { checkInteger, withDefaults } from '../validate.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import * as native from '../native.js';
+import { requireNative } from '../native/addon.js';
+import { JOB_CLONE } from '../native/file-jobs.js';
 import { isWithin } from './layout.js';
 import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError, scanTree } from './engine.js';
 
@@ -26,9 +27,9 @@ export async function cloneTree(source, target, options = {}) {
   }
   const { engine, threads, onProgress } = withDefaults(options, cloneDefaults, 'options');
   if (!['auto', 'reflink', 'copy'].includes(engine)) throw new RangeError(`options.engine must be 'auto', 'reflink' or 'copy' (got ${describe(engine)})`);
-  checkInteger(threads, 'options.threads', 1, 64, 'an integer from 1 to 64');
+  checkInteger(threads, 'options.threads', 1, 64);
   if (onProgress !== null && typeof onProgress !== 'function') throw new TypeError(`options.onProgress must be a function (got ${describe(onProgress)})`);
-  native.requireNative('cloneTree()');
+  requireNative('cloneTree()');
   const from = path.resolve(source);
   const to = path.resolve(target);
   if (existsSync(to)) throw new ArenaCacheError(codes.ERR_WORKSPACE_EXISTS, `cannot clone into ${to}: it exists`);
@@ -48,7 +49,7 @@ export async function cloneTree(source, target, options = {}) {
     const type = scan.types[i];
     if (type === 2) entries.push({ path: where, type: 'd', mode, time });
     else if (type === 3) entries.push({ path: where, type: 'l', target: scan.targets[i], time });
-    else if (type === 1) entries.push({ path: where, type: 'f', job: (jobs, destination) => jobs.push(native.JOB_CLONE, where, destination, { mode, time }) });
+    else if (type === 1) entries.push({ path: where, type: 'f', job: (jobs, destination) => jobs.push(JOB_CLONE, where, destination, { mode, time }) });
     else skipped.push({ path: where, reason: 'special file' });
   }
   // The root directory takes the source's mode and time, as cp -a does.

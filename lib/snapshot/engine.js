@@ -7,7 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 import { ArenaCacheError, codes } from '../errors.js';
-import * as native from '../native.js';
+import { requireNative } from '../native/addon.js';
+import { probeReflink } from '../native/dir-exchange.js';
+import { runFileJobs } from '../native/file-jobs.js';
+import * as treeScan from '../native/tree-scan.js';
 
 export const ENGINE_NAMES = [null, 'reflink', 'copy_file_range', 'copy', 'pack'];
 
@@ -37,7 +40,7 @@ export class JobList {
   /**
    * Adds a job; `time` is [sec, nsec] (atime and mtime alike), `expected` a hex SHA-256 or undefined.
    * Returns the job's index.
-   * @param {number} op native.JOB_CLONE, JOB_PACK, JOB_EXTRACT or JOB_HASH
+   * @param {number} op JOB_CLONE, JOB_PACK, JOB_EXTRACT or JOB_HASH
    * @param {string} src
    * @param {string} [dst]
    * @param {{ offset?: number, length?: number, mode?: number, time?: number[], expected?: string }} [options]
@@ -77,9 +80,9 @@ export class JobList {
   }
 
   /**
-   * Runs the jobs; resolves to the native results (see lib/native.js
+   * Runs the jobs; resolves to the native results (see lib/native/file-jobs.js
    * runFileJobs), or null when there are none. `onProgress` (or null) gets { phase, done, total, bytes }.
-   * @param {Parameters<typeof native.runFileJobs>[1]} options
+   * @param {Parameters<typeof runFileJobs>[1]} options
    * @param {OnProgress | null} [onProgress]
    * @param {string} [phase]
    */
@@ -89,7 +92,7 @@ export class JobList {
       report?.(0, 0, 0);
       return Promise.resolve(null);
     }
-    return native.runFileJobs(this.columns(), options, report ?? undefined).catch((cause) => {
+    return runFileJobs(this.columns(), options, report ?? undefined).catch((cause) => {
       // The run itself failed (the source root or the pack could not be opened, no thread started).
       throw osError(`${phase || 'file jobs'} failed: ${cause.message}`, cause, cause.path);
     });
@@ -111,10 +114,10 @@ export const failureOf = (results, i) =>
  * shares extents (copy_file_range may, on XFS and Btrfs).
  */
 export function chooseEngine(engine, sourceDir, targetDir) {
-  native.requireNative('workspace snapshots');
+  requireNative('workspace snapshots');
   let reflinkSupported = false;
   if (engine !== 'copy') {
-    const probe = native.probeReflink(targetDir);
+    const probe = probeReflink(targetDir);
     const sameFilesystem = statSync(sourceDir).dev === statSync(targetDir).dev;
     reflinkSupported = probe.supported && sameFilesystem;
     const probeCode = probe.supported ? (sameFilesystem ? null : 'EXDEV') : probe.code;
@@ -169,10 +172,13 @@ export class EngineTally {
 
 const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, value]) => [value, name]));
 
-/** "EOPNOTSUPP" for errno 95; null for 0. */
+/**
+ * The errno's name as node:fs and the addon give it, from libuv ("ENOTSUP"
+ * for 95), else from os.constants (EDQUOT, which libuv lacks); null for 0.
+ */
 export function errnoName(errno) {
   if (errno === 0) return null;
-  return ERRNO_NAMES.get(errno) ?? `E${errno}`;
+  return getSystemErrorMap().get(-errno)?.[0] ?? ERRNO_NAMES.get(errno) ?? `E${errno}`;
 }
 
 /**
@@ -207,14 +213,14 @@ export function ioError(what, failures, verb = 'failed') {
 const REPLACED_CODES = new Set(['ENOTDIR', 'ELOOP', 'EXDEV', 'EINVAL']);
 
 /**
- * native.scanTree(root, exclude), failing with ERR_SNAPSHOT_IO (the OS
+ * treeScan.scanTree(root, exclude), failing with ERR_SNAPSHOT_IO (the OS
  * error as its cause, the path relative to `root` in the message and in
  * error.failures, or whole if it is root) where the tree cannot be read, as a job failure does,
  * rather than with the scan's node:fs-shaped error.
  */
 export async function scanTree(what, root, exclude) {
   try {
-    return await native.scanTree(root, exclude);
+    return await treeScan.scanTree(root, exclude);
   } catch (cause) {
     if (typeof cause?.syscall !== 'string') throw cause;
     const where = typeof cause.path === 'string' ? path.relative(root, cause.path) || cause.path : root;

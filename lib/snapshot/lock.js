@@ -4,7 +4,7 @@
 // shares it; nobody waits, a busy workspace is an error the caller can retry.
 import { readFileSync, writeSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../errors.js';
-import { fileClose, fileLock, fileOpen, LOCK_EXCLUSIVE, LOCK_SHARED } from '../native.js';
+import { fileClose, fileLock, fileOpen, LOCK_EXCLUSIVE, LOCK_SHARED } from '../native/mapped-file.js';
 
 const NOTE_BYTES = 80;
 

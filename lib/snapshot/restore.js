@@ -11,7 +11,9 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes } from '../errors.js';
-import * as native from '../native.js';
+import { exchangePaths } from '../native/dir-exchange.js';
+import { FLAG_MISMATCH, JOB_CLONE, JOB_EXTRACT } from '../native/file-jobs.js';
+import { syncFilesystem } from '../native/fs-sync.js';
 import { buildTree, chooseEngine, failureOf, ioError } from './engine.js';
 import { isWithin, META_NAME, stagingPaths, syncDirectory, writeJson } from './layout.js';
 import { locate } from './manifest.js';
@@ -39,8 +41,8 @@ export async function materialize(repository, id, manifest, target, { threads, o
       entry,
       job: (jobs, destination) =>
         stored.length === -1
-          ? jobs.push(native.JOB_CLONE, stored.file, destination, shape)
-          : jobs.push(native.JOB_EXTRACT, stored.file, destination, { ...shape, offset: stored.offset, length: stored.length, expected: entry[6] }),
+          ? jobs.push(JOB_CLONE, stored.file, destination, shape)
+          : jobs.push(JOB_EXTRACT, stored.file, destination, { ...shape, offset: stored.offset, length: stored.length, expected: entry[6] }),
     };
   });
   const [rootMode, rootSec, rootNsec] = manifest.root;
@@ -59,7 +61,7 @@ export async function materialize(repository, id, manifest, target, { threads, o
       // The object or pack is gone (not the destination: that is ours).
       if (failure.code === 'ENOENT' && results.errorOnDst[i] === 0) damaged.push({ path: item.path, problem: 'missing' });
       else failures.push({ path: item.path, ...failure });
-    } else if ((results.flags[i] & native.FLAG_MISMATCH) !== 0 || results.sizes[i] !== size) {
+    } else if ((results.flags[i] & FLAG_MISMATCH) !== 0 || results.sizes[i] !== size) {
       damaged.push({ path: item.path, problem: 'differs' });
     }
   }
@@ -97,7 +99,7 @@ export async function restoreTree(workspace, id, { threads, onProgress, durable 
   try {
     mkdirSync(staging, { mode: 0o700 });
     await materialize(repository, id, manifest, staging, { threads, onProgress, phase: 'restore' });
-    if (durable) await native.syncFilesystem(staging);
+    if (durable) await syncFilesystem(staging);
     writeJson(intent, { ...record, phase: 'swap', stagingIno: String(statSync(staging, { bigint: true }).ino) }, durable);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
@@ -119,7 +121,7 @@ export async function restoreTree(workspace, id, { threads, onProgress, durable 
 /** Exchanges two directories in one step, or (without RENAME_EXCHANGE) in two renames through `old`. */
 function swapDirectories(worktreePath, staging, old) {
   try {
-    native.exchangePaths(worktreePath, staging);
+    exchangePaths(worktreePath, staging);
     return;
   } catch (error) {
     if (!['EINVAL', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP'].includes(error.code)) throw error;
@@ -157,7 +159,7 @@ export async function forkTree(workspace, id, dir, { name, threads, onProgress, 
     await materialize(repository, id, manifest, staging, { threads, onProgress, phase: 'fork' });
     writeJson(path.join(staging, META_NAME), { format: POINTER_FORMAT, repository: layout.repository, worktree: name }, durable);
     repository.writeWorktree({ name, path: target, head: id, created: new Date().toISOString() }, durable);
-    if (durable) await native.syncFilesystem(staging);
+    if (durable) await syncFilesystem(staging);
     renameSync(staging, target);
     done = true;
   } finally {

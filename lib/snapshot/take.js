@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, linkSync, lstatSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import * as native from '../native.js';
+import { renameNoReplace } from '../native/dir-exchange.js';
+import { FLAG_UNSTABLE, JOB_CLONE, JOB_HASH, JOB_PACK } from '../native/file-jobs.js';
+import { syncFilesystem } from '../native/fs-sync.js';
 import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, ioError, JobList, scanTree } from './engine.js';
 import { META_NAME, syncDirectory, writeJson } from './layout.js';
 import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
@@ -137,11 +139,11 @@ export async function takeSnapshot(workspace, options) {
       // Relative to the worktree, opened beneath it (sourceRoot below).
       const job =
         size < packBelow && engine !== 'reflink'
-          ? jobs.push(native.JOB_PACK, where)
-          : jobs.push(native.JOB_CLONE, where, layout.tmp(`${id}.${jobs.length}`), { mode: 0o444, time: [mtimeSec, mtimeNsec] });
+          ? jobs.push(JOB_PACK, where)
+          : jobs.push(JOB_CLONE, where, layout.tmp(`${id}.${jobs.length}`), { mode: 0o444, time: [mtimeSec, mtimeNsec] });
       pending.push([entry, job]);
     }
-    const hasPack = jobs.ops.includes(native.JOB_PACK);
+    const hasPack = jobs.ops.includes(JOB_PACK);
     if (hasPack) made.push(packTemp);
     const results = await jobs.run(
       { ...choice.runOptions, threads, hash: true, packPath: hasPack ? packTemp : '', packOffset: 0, retries: 2, sourceRoot: workspace.path },
@@ -155,8 +157,8 @@ export async function takeSnapshot(workspace, options) {
     const rehash = new JobList();
     const rehashOf = new Map();
     for (const [, i] of pending) {
-      if (jobs.ops[i] === native.JOB_CLONE && failureOf(results, i) === null && (results.flags[i] & native.FLAG_UNSTABLE) !== 0) {
-        rehashOf.set(i, rehash.push(native.JOB_HASH, jobs.dsts[i]));
+      if (jobs.ops[i] === JOB_CLONE && failureOf(results, i) === null && (results.flags[i] & FLAG_UNSTABLE) !== 0) {
+        rehashOf.set(i, rehash.push(JOB_HASH, jobs.dsts[i]));
       }
     }
     const rehashed = await rehash.run({ threads, hash: true });
@@ -172,7 +174,7 @@ export async function takeSnapshot(workspace, options) {
         else failures.push({ path: entry[0], ...failure });
         continue;
       }
-      const stable = (results.flags[i] & native.FLAG_UNSTABLE) === 0;
+      const stable = (results.flags[i] & FLAG_UNSTABLE) === 0;
       if (!stable) unstable.push(entry[0]);
       const changedNow = nanoseconds(results.ctimeSec[i], results.ctimeNsec[i]) >= clock;
       entry[3] = results.sizes[i];
@@ -190,7 +192,7 @@ export async function takeSnapshot(workspace, options) {
         : null;
       bytes += entry[3];
       storedBytes += entry[3];
-      if (jobs.ops[i] === native.JOB_PACK) {
+      if (jobs.ops[i] === JOB_PACK) {
         entry[7] = [id, results.offsets[i]];
       } else {
         entry[7] = 'o';
@@ -208,7 +210,7 @@ export async function takeSnapshot(workspace, options) {
     made.push(layout.manifest(id));
     const manifest = { format: MANIFEST_FORMAT, root, entries: kept };
     const manifestText = writeJson(layout.manifest(id), manifest, false, 0);
-    if (durable) await native.syncFilesystem(layout.repository);
+    if (durable) await syncFilesystem(layout.repository);
     const descriptor = {
       ...header,
       engine: tally.summary(),
@@ -259,7 +261,7 @@ function shareManifest(from, to) {
 function storeObject(layout, temporary, hash) {
   const target = layout.object(hash);
   mkdirSync(path.dirname(target), { recursive: true });
-  if (!native.renameNoReplace(temporary, target)) unlinkSync(temporary);
+  if (!renameNoReplace(temporary, target)) unlinkSync(temporary);
 }
 
 /** Temporary files of snapshot `id` (clones not yet moved into objects/, the pack being written). */

@@ -2,7 +2,7 @@
 // pool, each stored location hashed once however many snapshots share it)
 // and compare; or compare a worktree with a snapshot. Reports say exactly
 // which paths differ (and why), are missing, or are extra.
-import * as native from '../native.js';
+import { FLAG_SHORT, JOB_HASH } from '../native/file-jobs.js';
 import { failureOf, hashOf, JobList, scanTree } from './engine.js';
 import { META_NAME } from './layout.js';
 import { locate, statKey } from './manifest.js';
@@ -11,7 +11,7 @@ import { locate, statKey } from './manifest.js';
 function compare(results, i, entry) {
   const failure = failureOf(results, i);
   if (failure !== null) return failure.code === 'ENOENT' ? { missing: true } : { reason: failure.code };
-  if ((results.flags[i] & native.FLAG_SHORT) !== 0 || results.sizes[i] !== entry[3]) {
+  if ((results.flags[i] & FLAG_SHORT) !== 0 || results.sizes[i] !== entry[3]) {
     return { reason: 'size', expected: entry[3], actual: results.sizes[i] };
   }
   if (hashOf(results, i) !== entry[6]) return { reason: 'content' };
@@ -80,7 +80,7 @@ export async function verifyStore(repository, ids, { threads, onProgress, all })
       const location = `${stored.file}\0${stored.offset}\0${stored.length}`;
       let job = jobOfLocation.get(location);
       if (job === undefined) {
-        job = jobs.push(native.JOB_HASH, stored.file, '', { offset: stored.offset, length: stored.length });
+        job = jobs.push(JOB_HASH, stored.file, '', { offset: stored.offset, length: stored.length });
         jobOfLocation.set(location, job);
       }
       checks.push([report, entry, job]);
@@ -150,7 +150,7 @@ export async function diffWorktree(root, id, manifest, { rehash, threads, onProg
     }
     const key = statKey(scan.devs[i], scan.inos[i], size, scan.mtimeSec[i], scan.mtimeNsec[i], scan.ctimeSec[i], scan.ctimeNsec[i]);
     if (!rehash && entry[9] !== null && entry[9] === key) continue;
-    hashed.push([entry, jobs.push(native.JOB_HASH, where)]);
+    hashed.push([entry, jobs.push(JOB_HASH, where)]);
   }
   // Special files are never snapshotted (descriptor.skipped lists them), so they are not extra either.
   for (const [where, i] of current) if (scan.types[i] !== 4) report.extra.push(where);

@@ -2,9 +2,9 @@
 // (see layout.js), with restore, fork, verify, history, pins and gc.
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { checkInteger, withDefaults } from '../cache/options.js';
+import { checkBoolean, checkInteger, withDefaults } from '../validate.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { requireNative } from '../native.js';
+import { requireNative } from '../native/addon.js';
 import { planGc, runGc } from './gc.js';
 import { isWithin, Layout, META_NAME, writeJson } from './layout.js';
 import { withLock, WorkspaceLock } from './lock.js';
@@ -37,10 +37,10 @@ function resolveOptions(options, known, where) {
   if (!ENGINES.includes(resolved.engine ?? 'auto')) {
     throw new RangeError(`${where}.engine must be 'auto', 'reflink' or 'copy' (got ${describe(resolved.engine)})`);
   }
-  if ('threads' in known) checkInteger(resolved.threads, `${where}.threads`, 1, 64, 'an integer from 1 to 64');
-  if ('packBelow' in known) checkInteger(resolved.packBelow, `${where}.packBelow`, 0, 16 * 2 ** 20, 'an integer from 0 to 16 MiB');
+  if ('threads' in known) checkInteger(resolved.threads, `${where}.threads`, 1, 64);
+  if ('packBelow' in known) checkInteger(resolved.packBelow, `${where}.packBelow`, 0, 16 * 2 ** 20, { to: '16 MiB' });
   for (const flag of ['durable', 'force', 'dryRun', 'worktree']) {
-    if (flag in known && typeof resolved[flag] !== 'boolean') throw new TypeError(`${where}.${flag} must be a boolean (got ${describe(resolved[flag])})`);
+    if (flag in known) checkBoolean(resolved[flag], `${where}.${flag}`);
   }
   if ('onProgress' in known && resolved.onProgress !== null && typeof resolved.onProgress !== 'function') {
     throw new TypeError(`${where}.onProgress must be a function (got ${describe(resolved.onProgress)})`);
@@ -57,8 +57,8 @@ function checkDirectory(dir, name) {
 }
 
 function checkRetention(value, where) {
-  if (value.keepLast !== undefined) checkInteger(value.keepLast, `${where}.keepLast`, 0, 1e9, 'an integer >= 0');
-  if (value.keepWithin !== undefined) checkInteger(value.keepWithin, `${where}.keepWithin`, 0, Number.MAX_SAFE_INTEGER, 'a number of milliseconds >= 0');
+  if (value.keepLast !== undefined) checkInteger(value.keepLast, `${where}.keepLast`, 0, 1e9, { to: null });
+  if (value.keepWithin !== undefined) checkInteger(value.keepWithin, `${where}.keepWithin`, 0, Number.MAX_SAFE_INTEGER, { to: null, unit: 'milliseconds' });
 }
 
 function readPointer(file) {
@@ -321,7 +321,7 @@ export class Workspace {
     const resolved = resolveOptions(options, { format: 'json', tag: undefined, limit: undefined }, 'options');
     if (resolved.format !== 'json' && resolved.format !== 'table') throw new RangeError(`options.format must be 'json' or 'table' (got ${describe(resolved.format)})`);
     if (resolved.tag !== undefined) checkName(resolved.tag, 'options.tag');
-    if (resolved.limit !== undefined) checkInteger(resolved.limit, 'options.limit', 1, 1e9, 'an integer >= 1');
+    if (resolved.limit !== undefined) checkInteger(resolved.limit, 'options.limit', 1, 1e9, { to: null });
     this.#refresh();
     const pins = this.#repository.pins();
     const heads = new Map();

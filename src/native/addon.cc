@@ -1,5 +1,7 @@
 // The arenacache native addon: only what JavaScript cannot do itself.
-// Each capability is one class in its own .cc/.h pair; this file wires them up.
+// Each capability is one class in its own .cc/.h pair, wrapped by the
+// JavaScript module of the same name in lib/native/ (root_files.cc/.h:
+// root-files.js); this file wires them up.
 #include <napi.h>
 
 #include "dir_exchange.h"
@@ -22,7 +24,7 @@ static Napi::Object InitArenacache(Napi::Env env, Napi::Object exports) {
   arenacache::FileJobs::Init(env, exports);
   arenacache::DirExchange::Init(env, exports);
   arenacache::FsSync::Init(env, exports);
-  // Bumped whenever the JS wrappers in lib/native.js need a different addon.
+  // Bumped whenever the JS wrappers in lib/native/ need a different addon.
   exports.Set("abiVersion", Napi::Number::New(env, 8));
   return exports;
 }

@@ -1,6 +1,6 @@
 // Arguments: the checks every export makes on what JavaScript passed it.
 //
-// lib/native.js checks each call before it crosses, but the addon is also
+// lib/native/ checks each call before it crosses, but the addon is also
 // reachable without it (require() of the binary, tests, code to come), and
 // an unchecked value is worse than a wrong answer here: node-addon-api
 // (built without C++ exceptions) throws on a failed conversion and carries

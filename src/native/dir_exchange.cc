@@ -33,12 +33,6 @@ int RenameAt2(const std::string& from, const std::string& to, unsigned int flags
   return static_cast<int>(syscall(SYS_renameat2, AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), flags));
 }
 
-Napi::Value ThrowFs(Napi::Env env, int error, const char* syscall, const std::string& path,
-                    const std::string& dest = std::string()) {
-  FsError(env, error, syscall, path, dest).ThrowAsJavaScriptException();
-  return env.Undefined();
-}
-
 // A name no other probe (in this process or another, now or left over from
 // a crash) uses: pid, a counter and the clock; O_EXCL settles the rest.
 std::string ProbeName(const std::string& dir, const char* suffix) {
@@ -80,7 +74,7 @@ Napi::Value DirExchange::ExchangePaths(const Napi::CallbackInfo& info) {
   std::string a;
   std::string b;
   if (!TwoPaths(info, "exchangePaths(a, b)", &a, &b)) return env.Undefined();
-  if (RenameAt2(a, b, RENAME_EXCHANGE) != 0) return ThrowFs(env, errno, "renameat2", a, b);
+  if (RenameAt2(a, b, RENAME_EXCHANGE) != 0) return ThrowFsError(env, errno, "renameat2", a, b);
   return env.Undefined();
 }
 
@@ -94,19 +88,19 @@ Napi::Value DirExchange::RenameNoReplace(const Napi::CallbackInfo& info) {
   if (error == EEXIST) return Napi::Boolean::New(env, false);
   // EINVAL: this filesystem lacks RENAME_NOREPLACE (or a is an ancestor of
   // b); ENOSYS: the kernel lacks renameat2.
-  if (error != EINVAL && error != ENOSYS) return ThrowFs(env, error, "renameat2", a, b);
+  if (error != EINVAL && error != ENOSYS) return ThrowFsError(env, error, "renameat2", a, b);
   // link(2) fails with EEXIST just as RENAME_NOREPLACE does, atomically.
   if (link(a.c_str(), b.c_str()) != 0) {
     const int linkError = errno;
     if (linkError == EEXIST) return Napi::Boolean::New(env, false);
     // A directory cannot be hard-linked: renameat2's own answer stands.
-    if (linkError == EPERM) return ThrowFs(env, error, "renameat2", a, b);
-    return ThrowFs(env, linkError, "link", a, b);
+    if (linkError == EPERM) return ThrowFsError(env, error, "renameat2", a, b);
+    return ThrowFsError(env, linkError, "link", a, b);
   }
   if (unlink(a.c_str()) != 0) {
     const int unlinkError = errno;
     unlink(b.c_str());  // back to where it was: one name, a
-    return ThrowFs(env, unlinkError, "unlink", a);
+    return ThrowFsError(env, unlinkError, "unlink", a);
   }
   return Napi::Boolean::New(env, true);
 }
@@ -120,13 +114,13 @@ Napi::Value DirExchange::ProbeReflink(const Napi::CallbackInfo& info) {
   std::string srcPath;
   std::string dstPath;
   const int src = CreateProbe(dir, "-src", srcPath);
-  if (src < 0) return ThrowFs(env, errno, "open", srcPath);
+  if (src < 0) return ThrowFsError(env, errno, "open", srcPath);
   const int dst = CreateProbe(dir, "-dst", dstPath);
   if (dst < 0) {
     const int error = errno;
     close(src);
     unlink(srcPath.c_str());
-    return ThrowFs(env, error, "open", dstPath);
+    return ThrowFsError(env, error, "open", dstPath);
   }
   // Real data: some filesystems clone an empty file without checking
   // anything, which would prove nothing.
@@ -149,7 +143,7 @@ Napi::Value DirExchange::ProbeReflink(const Napi::CallbackInfo& info) {
   close(dst);
   unlink(srcPath.c_str());
   unlink(dstPath.c_str());
-  if (writeError != 0) return ThrowFs(env, writeError, "write", srcPath);
+  if (writeError != 0) return ThrowFsError(env, writeError, "write", srcPath);
   Napi::Object result = Napi::Object::New(env);
   result.Set("supported", Napi::Boolean::New(env, cloneError == 0));
   result.Set("code", cloneError == 0 ? env.Null() : Napi::String::New(env, ErrnoCode(cloneError)));

@@ -3,60 +3,55 @@
 #include <uv.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 
 namespace arenacache {
 
-const char* ErrnoName(int error) {
-  switch (error) {
-    case EACCES: return "EACCES";
-    case EAGAIN: return "EAGAIN";
-    case EBADF: return "EBADF";
-    case EBUSY: return "EBUSY";
-    case EEXIST: return "EEXIST";
-    case EFBIG: return "EFBIG";
-    case EINTR: return "EINTR";
-    case EINVAL: return "EINVAL";
-    case EIO: return "EIO";
-    case EISDIR: return "EISDIR";
-    case ELOOP: return "ELOOP";
-    case EMFILE: return "EMFILE";
-    case ENAMETOOLONG: return "ENAMETOOLONG";
-    case ENFILE: return "ENFILE";
-    case ENODEV: return "ENODEV";
-    case ENOENT: return "ENOENT";
-    case ENOLCK: return "ENOLCK";
-    case ENOMEM: return "ENOMEM";
-    case ENOSPC: return "ENOSPC";
-    case ENOTDIR: return "ENOTDIR";
-    case EOPNOTSUPP: return "EOPNOTSUPP";
-    case EPERM: return "EPERM";
-    case EROFS: return "EROFS";
-    case ETIMEDOUT: return "ETIMEDOUT";
-    case ETXTBSY: return "ETXTBSY";
-    case EDQUOT: return "EDQUOT";
-    case EMLINK: return "EMLINK";
-    case ENOSYS: return "ENOSYS";
-    case ENOTEMPTY: return "ENOTEMPTY";
-    case ENXIO: return "ENXIO";
-    case EOVERFLOW: return "EOVERFLOW";
-    case ESPIPE: return "ESPIPE";
-    case ESTALE: return "ESTALE";
-    case EXDEV: return "EXDEV";
-    default: return nullptr;
+namespace {
+
+// Whether libuv has a name for errno `error`: uv_err_name and uv_strerror
+// make up (and leak) a string for any other.
+bool LibuvKnows(int error) {
+  switch (-error) {
+#define ARENACACHE_LIBUV_ERRNO(name, description) case UV_##name:
+    UV_ERRNO_MAP(ARENACACHE_LIBUV_ERRNO)
+#undef ARENACACHE_LIBUV_ERRNO
+    return true;
+    default: return false;
   }
 }
 
+// The errnos this addon can meet (quotas, locks, NFS) that libuv has no
+// name for, named and described as the C library does.
+struct CLibraryErrno {
+  const char* name;
+  const char* description;
+};
+
+CLibraryErrno CLibraryText(int error) {
+  switch (error) {
+    case EDQUOT: return {"EDQUOT", "disk quota exceeded"};
+    case ENOLCK: return {"ENOLCK", "no locks available"};
+    case ESTALE: return {"ESTALE", "stale file handle"};
+    default: return {nullptr, "unknown error"};
+  }
+}
+
+}  // namespace
+
 std::string ErrnoCode(int error) {
-  const char* name = ErrnoName(error);
+  if (LibuvKnows(error)) return uv_err_name(-error);
+  const char* name = CLibraryText(error).name;
   return name != nullptr ? name : "E" + std::to_string(error);
+}
+
+std::string ErrnoDescription(int error) {
+  return LibuvKnows(error) ? uv_strerror(-error) : CLibraryText(error).description;
 }
 
 Napi::Error FsError(Napi::Env env, int error, const char* syscall, const std::string& path, const std::string& dest) {
   const std::string code = ErrnoCode(error);
-  // libuv's wording (lower case), which node:fs messages use, not strerror's.
-  std::string message = code + ": " + uv_strerror(-error) + ", " + syscall;
+  std::string message = code + ": " + ErrnoDescription(error) + ", " + syscall;
   if (!path.empty()) message += " '" + path + "'";
   if (!dest.empty()) message += " -> '" + dest + "'";
   Napi::Error e = Napi::Error::New(env, message);
@@ -68,14 +63,19 @@ Napi::Error FsError(Napi::Env env, int error, const char* syscall, const std::st
   return e;
 }
 
-Napi::Value ThrowErrno(Napi::Env env, const char* syscall, int error) {
-  const std::string code = ErrnoCode(error);
-  Napi::Error e = Napi::Error::New(env, std::string(syscall) + " failed: " + std::strerror(error));
-  e.Set("code", Napi::String::New(env, code));
-  e.Set("errno", Napi::Number::New(env, -error));
-  e.Set("syscall", Napi::String::New(env, syscall));
-  e.ThrowAsJavaScriptException();
+Napi::Value ThrowFsError(Napi::Env env, int error, const char* syscall, const std::string& path,
+                         const std::string& dest) {
+  FsError(env, error, syscall, path, dest).ThrowAsJavaScriptException();
   return env.Undefined();
+}
+
+Napi::Error RmDirectoryError(Napi::Env env, const std::string& path) {
+  Napi::Error e = Napi::Error::New(env, "Path is a directory: rm returned EISDIR (is a directory) " + path);
+  e.Set("code", Napi::String::New(env, "ERR_FS_EISDIR"));
+  e.Set("errno", Napi::Number::New(env, EISDIR));
+  e.Set("syscall", Napi::String::New(env, "rm"));
+  e.Set("path", Napi::String::New(env, path));
+  return e;
 }
 
 }  // namespace arenacache

@@ -306,7 +306,7 @@ Napi::Value FileJobs::RunFileJobs(const Napi::CallbackInfo& info) {
 
 FileJobs::FileJobs(Napi::Env env) : Napi::AsyncWorker(env, "arenacache:runFileJobs") {}
 
-// What lib/native.js checks, checked again on the copies the threads will
+// What lib/native/file-jobs.js checks, checked again on the copies the threads will
 // use: a column shorter than ops would be read past its end, a NaN or
 // negative offset converted to an integer undefined, a missing expected
 // hash compared out of bounds.

@@ -80,7 +80,7 @@ class FileJobs : public Napi::AsyncWorker {
 
  private:
   // runFileJobs(jobs, options[, onProgress]) -> Promise<results> (the
-  // columns are described in lib/native.js, which checks every argument).
+  // columns are described in lib/native/file-jobs.js, which checks every argument).
   static Napi::Value RunFileJobs(const Napi::CallbackInfo& info);
   // Copies the jobs and options into the run and checks them again (false
   // with an exception pending when one is wrong or a getter threw).

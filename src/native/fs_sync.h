@@ -23,7 +23,7 @@ class FsSync : public Napi::AsyncWorker {
 
  private:
   // syncFilesystem(path) -> Promise<undefined>; `path` is a directory on the
-  // filesystem to flush (checked by lib/native.js, and by arguments.h
+  // filesystem to flush (checked by lib/native/fs-sync.js, and by arguments.h
   // here). Rejects with a node:fs-shaped error.
   static Napi::Value SyncFilesystem(const Napi::CallbackInfo& info);
 

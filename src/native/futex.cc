@@ -68,7 +68,7 @@ Napi::Value Futex::Wait(const Napi::CallbackInfo& info) {
   if (rc == 0 || errno == EINTR) return Napi::String::New(env, "ok");
   if (errno == EAGAIN) return Napi::String::New(env, "not-equal");
   if (errno == ETIMEDOUT) return Napi::String::New(env, "timed-out");
-  return ThrowErrno(env, "futex(FUTEX_WAIT)", errno);
+  return ThrowFsError(env, errno, "futex(FUTEX_WAIT)");
 }
 
 Napi::Value Futex::Wake(const Napi::CallbackInfo& info) {
@@ -88,7 +88,7 @@ Napi::Value Futex::Wake(const Napi::CallbackInfo& info) {
   }
   const int n = count >= INT_MAX ? INT_MAX : static_cast<int>(count);
   const long rc = syscall(SYS_futex, word, FUTEX_WAKE, n, nullptr, nullptr, 0);
-  if (rc < 0) return ThrowErrno(env, "futex(FUTEX_WAKE)", errno);
+  if (rc < 0) return ThrowFsError(env, errno, "futex(FUTEX_WAKE)");
   return Napi::Number::New(env, static_cast<double>(rc));
 }
 

@@ -172,10 +172,7 @@ class FlushWorker : public Napi::AsyncWorker {
       deferred_.Resolve(env.Undefined());
       return;
     }
-    // ThrowErrno builds the error; take it back off the pending exception.
-    ThrowErrno(env, syscall_, error_);
-    Napi::Error e = env.GetAndClearPendingException();
-    deferred_.Reject(e.Value());
+    deferred_.Reject(FsError(env, error_, syscall_).Value());
   }
 
  private:
@@ -218,19 +215,19 @@ Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
   for (;;) {
     int fd = open(path.c_str(), flags);
     if (fd >= 0) return OpenResult(env, fd, false);
-    if (errno != ENOENT || createMode <= 0) return ThrowErrno(env, "open", errno);
+    if (errno != ENOENT || createMode <= 0) return ThrowFsError(env, errno, "open", path);
     fd = open(path.c_str(), flags | O_CREAT | O_EXCL, static_cast<mode_t>(createMode));
     if (fd >= 0) {
       // The umask may have cleared bits of the requested mode; set it exactly.
       if (fchmod(fd, static_cast<mode_t>(createMode)) != 0) {
         const int error = errno;
         close(fd);
-        return ThrowErrno(env, "fchmod", error);
+        return ThrowFsError(env, error, "fchmod");
       }
       return OpenResult(env, fd, true);
     }
     // Someone else created it between the two opens: open theirs.
-    if (errno != EEXIST) return ThrowErrno(env, "open", errno);
+    if (errno != EEXIST) return ThrowFsError(env, errno, "open", path);
   }
 }
 
@@ -240,7 +237,7 @@ Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
   int fd = -1;
   if (!args.Count(1) || !Fd(args, 0, &fd)) return env.Undefined();
   struct stat st;
-  if (fstat(fd, &st) != 0) return ThrowErrno(env, "fstat", errno);
+  if (fstat(fd, &st) != 0) return ThrowFsError(env, errno, "fstat");
   Napi::Object result = Napi::Object::New(env);
   result.Set("size", Napi::Number::New(env, static_cast<double>(st.st_size)));
   result.Set("uid", Napi::Number::New(env, st.st_uid));
@@ -277,7 +274,7 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
     if (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0) return Napi::Boolean::New(env, true);
     if (errno == EINTR) continue;
     if (!wait && (errno == EAGAIN || errno == EACCES)) return Napi::Boolean::New(env, false);
-    return ThrowErrno(env, "fcntl(F_OFD_SETLK)", errno);
+    return ThrowFsError(env, errno, "fcntl(F_OFD_SETLK)");
   }
 }
 
@@ -289,11 +286,11 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
   if (!args.Count(2) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 0, kMaxSafeInteger, &size)) {
     return env.Undefined();
   }
-  if (ftruncate(fd, size) != 0) return ThrowErrno(env, "ftruncate", errno);
+  if (ftruncate(fd, size) != 0) return ThrowFsError(env, errno, "ftruncate");
   // Reserve the blocks now: on tmpfs (/dev/shm) a sparse file would fault
   // with SIGBUS on first write once memory runs out.
   const int error = size > 0 ? posix_fallocate(fd, 0, size) : 0;
-  if (error != 0 && error != EOPNOTSUPP) return ThrowErrno(env, "posix_fallocate", error);
+  if (error != 0 && error != EOPNOTSUPP) return ThrowFsError(env, error, "posix_fallocate");
   return env.Undefined();
 }
 
@@ -310,14 +307,14 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
   // Pages past the end of a file fault with SIGBUS when touched: a size
   // beyond the file's would crash the process at its first read there.
   struct stat st;
-  if (fstat(fd, &st) != 0) return ThrowErrno(env, "fstat", errno);
+  if (fstat(fd, &st) != 0) return ThrowFsError(env, errno, "fstat");
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < length) {
     const std::string what = "at most the file's size, " + std::to_string(st.st_size) + " bytes";
     args.Fail(true, args.At(1, "size"), what);
     return env.Undefined();
   }
   void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (address == MAP_FAILED) return ThrowErrno(env, "mmap", errno);
+  if (address == MAP_FAILED) return ThrowFsError(env, errno, "mmap");
   // Fault the pages in now, so that first touches do not dominate the first
   // operations: writable for a new arena (all of it is about to be written),
   // readable for an existing one (writable would mark every page of a disk
@@ -340,7 +337,7 @@ Napi::Value MappedFile::Close(const Napi::CallbackInfo& info) {
   Arguments args(info, "fileClose(fd)");
   int fd = -1;
   if (!args.Count(1) || !Fd(args, 0, &fd)) return info.Env().Undefined();
-  if (close(fd) != 0) return ThrowErrno(info.Env(), "close", errno);
+  if (close(fd) != 0) return ThrowFsError(info.Env(), errno, "close");
   return info.Env().Undefined();
 }
 
@@ -369,7 +366,7 @@ Napi::Value MappedFile::Release(const Napi::CallbackInfo& info) {
   // Only what this thread holds can be given back from it.
   if (held == holds->counts.end() || held->second == 0) return Napi::Number::New(env, -1);
   const int left = ReleaseUsers(address, 1);
-  if (left < -1) return ThrowErrno(env, "mmap(MAP_FIXED)", -(left + 2));
+  if (left < -1) return ThrowFsError(env, -(left + 2), "mmap(MAP_FIXED)");
   held->second--;
   return Napi::Number::New(env, left);
 }
@@ -389,10 +386,10 @@ Napi::Value MappedFile::Flush(const Napi::CallbackInfo& info) {
       length = found->second->length;
       // A descriptor of its own, so a release during the flush cannot close it under us.
       fd = fcntl(found->second->fd, F_DUPFD_CLOEXEC, 0);
-      if (fd < 0) return ThrowErrno(env, "fcntl(F_DUPFD_CLOEXEC)", errno);
+      if (fd < 0) return ThrowFsError(env, errno, "fcntl(F_DUPFD_CLOEXEC)");
     }
   }
-  if (fd < 0) return ThrowErrno(env, "msync", EINVAL);
+  if (fd < 0) return ThrowFsError(env, EINVAL, "msync");
   FlushWorker* worker = new FlushWorker(env, info[0].As<Napi::Object>(), address, length, fd);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
@@ -446,12 +443,12 @@ Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
   int slot = 0;
   if (!LivenessArguments(info, "livenessHold(view, slot)", &data, &slot)) return env.Undefined();
   const int mappingFd = MappingFd(data);
-  if (mappingFd < 0) return ThrowErrno(env, "livenessHold", errno);
+  if (mappingFd < 0) return ThrowFsError(env, errno, "livenessHold");
   EnvHolds::LivenessKey key;
   if (!LivenessKeyOf(mappingFd, slot, &key)) {
     const int statError = errno;
     close(mappingFd);
-    return ThrowErrno(env, "fstat", statError);
+    return ThrowFsError(env, statError, "fstat");
   }
   EnvHolds* holds = HoldsOf(env);
   auto held = holds->liveness.find(key);
@@ -467,7 +464,7 @@ Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
   const int fd = open(self.c_str(), O_RDWR | O_CLOEXEC);
   const int openError = errno;
   close(mappingFd);
-  if (fd < 0) return ThrowErrno(env, "open(/proc/self/fd)", openError);
+  if (fd < 0) return ThrowFsError(env, openError, "open", self);
   struct flock lock = LivenessByte(slot, F_WRLCK);
   for (;;) {
     if (fcntl(fd, F_OFD_SETLK, &lock) == 0) break;
@@ -476,7 +473,7 @@ Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
     close(fd);
     // Held: the slot's owner is alive (in this namespace or another).
     if (error == EAGAIN || error == EACCES) return Napi::Boolean::New(env, false);
-    return ThrowErrno(env, "fcntl(F_OFD_SETLK)", error);
+    return ThrowFsError(env, error, "fcntl(F_OFD_SETLK)");
   }
   holds->liveness[key] = EnvHolds::LivenessHold{fd, 1};
   return Napi::Boolean::New(env, true);
@@ -509,7 +506,7 @@ Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
   int slot = 0;
   if (!LivenessArguments(info, "livenessAlive(view, slot)", &data, &slot)) return env.Undefined();
   const int mappingFd = MappingFd(data);
-  if (mappingFd < 0) return ThrowErrno(env, "livenessAlive", errno);
+  if (mappingFd < 0) return ThrowFsError(env, errno, "livenessAlive");
   struct flock lock = LivenessByte(slot, F_WRLCK);
   // A lock of another open file description (any thread's, this one's own
   // included) is reported; the mapping's own description holds none there.
@@ -518,7 +515,7 @@ Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
   }
   const int error = errno;
   close(mappingFd);
-  if (result != 0) return ThrowErrno(env, "fcntl(F_OFD_GETLK)", error);
+  if (result != 0) return ThrowFsError(env, error, "fcntl(F_OFD_GETLK)");
   return Napi::Boolean::New(env, lock.l_type != F_UNLCK);
 }
 

@@ -568,16 +568,7 @@ Napi::Value RootFiles::Call::Failure(Napi::Env env) const {
     e.Set("kind", Napi::String::New(env, special));
     return e.Value();
   }
-  if (rmDirectory) {
-    // node:fs's SystemError for rm on a directory without `recursive`.
-    const std::string absolute = Absolute(path);
-    Napi::Error e = Napi::Error::New(env, "Path is a directory: rm returned EISDIR (is a directory) " + absolute);
-    e.Set("code", Napi::String::New(env, "ERR_FS_EISDIR"));
-    e.Set("errno", Napi::Number::New(env, EISDIR));
-    e.Set("syscall", Napi::String::New(env, "rm"));
-    e.Set("path", Napi::String::New(env, absolute));
-    return e.Value();
-  }
+  if (rmDirectory) return RmDirectoryError(env, Absolute(path)).Value();
   if (error == EFBIG && op == kLoad) {
     Napi::RangeError e = Napi::RangeError::New(env, "File size (" + std::to_string(length) + ") is greater than 2 GiB");
     e.Set("code", Napi::String::New(env, "ERR_FS_FILE_TOO_LARGE"));
@@ -604,12 +595,9 @@ Napi::Value RootFiles::CloseDescriptor(const Napi::CallbackInfo& info) {
   if (!args.Count(1) || !args.Integer(args.At(0, "fd"), 0, INT32_MAX, &fd)) return env.Undefined();
   // Only what kOpen gave this environment: never the root, nor a descriptor of node's.
   if (!Forget(env, fd)) {
-    FsError(env, EBADF, "close", std::string()).ThrowAsJavaScriptException();
-    return env.Undefined();
+    return ThrowFsError(env, EBADF, "close");
   }
-  if (close(fd) != 0 && errno != EINTR) {
-    FsError(env, errno, "close", std::string()).ThrowAsJavaScriptException();
-  }
+  if (close(fd) != 0 && errno != EINTR) return ThrowFsError(env, errno, "close");
   return env.Undefined();
 }
 

@@ -26,7 +26,7 @@ class RootFiles : public Napi::AsyncWorker {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
 
-  // The operations; the numbers are lib/native.js's ROOT_* constants.
+  // The operations; the numbers are lib/native/root-files.js's ROOT_* constants.
   enum Op {
     kOpen = 1,     // -> descriptor (flags, mode: open(2)'s)
     kStat = 2,     // -> stats, following a last link (stat(2))
@@ -95,7 +95,7 @@ class RootFiles : public Napi::AsyncWorker {
   };
 
   // rootFilesSync(op, rootFd, rootPath, path, dest, flags, mode, data) -> result (throws);
-  // rootFiles(...) -> Promise. Arguments are checked by lib/native.js, and
+  // rootFiles(...) -> Promise. Arguments are checked by lib/native/root-files.js, and
   // by Parse too (arguments.h), so a wrong call throws instead of crashing.
   static Napi::Value CallSync(const Napi::CallbackInfo& info);
   static Napi::Value CallAsync(const Napi::CallbackInfo& info);

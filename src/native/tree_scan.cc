@@ -72,7 +72,7 @@ Napi::Value TreeScan::ScanTree(const Napi::CallbackInfo& info) {
       !args.Strings(names, count, name, &exclude)) {
     return env.Undefined();
   }
-  // Refused as lib/native.js refuses them: no entry of the top level has such a name.
+  // Refused as lib/native/tree-scan.js refuses them: no entry of the top level has such a name.
   for (size_t i = 0; i < exclude.size(); i++) {
     if (exclude[i].empty() || exclude[i].find_first_of(std::string("/\0", 2)) != std::string::npos) {
       args.FailString(true, 1, "exclude[" + std::to_string(i) + "]", name, exclude[i]);
@@ -271,7 +271,7 @@ void TreeScan::Flatten(const Node& node, const std::string& prefix) {
 }
 
 // The strings joined by NUL, which no file name or link target holds:
-// lib/native.js splits them (one JS string per entry made here cost more
+// lib/native/tree-scan.js splits them (one JS string per entry made here cost more
 // than the scan itself).
 static std::string Joined(const std::vector<std::string>& values) {
   size_t length = values.size();

@@ -40,9 +40,9 @@ class TreeScan : public Napi::AsyncWorker {
   void OnOK() override;
 
  private:
-  // scanTree(root, exclude) -> Promise<columns> (see lib/native.js),
+  // scanTree(root, exclude) -> Promise<columns> (see lib/native/tree-scan.js),
   // rejecting with a node:fs-shaped error naming the full path. Arguments
-  // are checked by lib/native.js, and here too (arguments.h).
+  // are checked by lib/native/tree-scan.js, and here too (arguments.h).
   static Napi::Value ScanTree(const Napi::CallbackInfo& info);
 
   struct Node;

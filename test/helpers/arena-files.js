@@ -4,7 +4,7 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 
-const processFile = new URL('./file-process.js', import.meta.url);
+const processFile = new URL('../fixtures/file-process.js', import.meta.url);
 let counter = 0;
 
 /** A fresh arena file path, removed after the test `t`. */
@@ -14,7 +14,7 @@ export function arenaPath(t, name = 'cache') {
   return path;
 }
 
-/** Forks test/helpers/file-process.js in `mode`; resolves once it sent its first message. */
+/** Forks test/fixtures/file-process.js in `mode`; resolves once it sent its first message. */
 export async function startProcess(settings) {
   const child = fork(processFile, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const [first] = await Promise.race([

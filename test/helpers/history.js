@@ -1,8 +1,8 @@
 // Linearizability histories: operations on one register per key, each with
 // logical start/end times from a shared clock (Atomics.add on shared memory
 // gives a total order consistent with real time), recorded by worker
-// threads (history-worker.js) or processes (history-process.js) and checked
-// by checkHistory().
+// threads (test/fixtures/history-worker.js) or processes
+// (test/fixtures/history-process.js) and checked by checkHistory().
 import { checkValue, makeValue, valueOrigin } from './checked-value.js';
 
 /** How a checked value is stored: as the Buffer, as a string, or in an object (what the near cache keeps). */

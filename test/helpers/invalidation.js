@@ -4,9 +4,9 @@ import { fork } from 'node:child_process';
 
 export const SECRET = 'a secret every test peer shares';
 
-/** Starts a peer process (test/helpers/invalidation-peer.js) with these bus options. */
+/** Starts a peer process (test/fixtures/invalidation-peer.js) with these bus options. */
 export async function startPeer(options) {
-  const child = fork(new URL('./invalidation-peer.js', import.meta.url), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('../fixtures/invalidation-peer.js', import.meta.url), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map();
   let nextId = 0;
   const ready = new Promise((resolve, reject) => {

@@ -2,8 +2,9 @@
 // (renameat2 RENAME_EXCHANGE, through the addon) as fast as it can, so that
 // a directory is a symbolic link for about half of any moment, until
 // stopped. Each exchange is atomic: both names always exist.
-import { isMainThread, Worker, workerData } from 'node:worker_threads';
-import { exchangePaths } from '../../lib/native.js';
+import { Worker } from 'node:worker_threads';
+
+const swapperFile = new URL('../fixtures/path-swapper-worker.js', import.meta.url);
 
 /**
  * Starts exchanging `a` and `b`; `stop()` resolves to the number of
@@ -11,7 +12,7 @@ import { exchangePaths } from '../../lib/native.js';
  */
 export async function startSwapper(a, b) {
   const flag = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(new URL(import.meta.url), { workerData: { swapper: { a, b, flag } } });
+  const worker = new Worker(swapperFile, { workerData: { a, b, flag } });
   // One listener for the worker's whole life: with once() per message, the
   // count posted just before the worker exits was sometimes never delivered
   // (seen on Node 20 when the main thread had been busy without yielding).
@@ -36,17 +37,4 @@ export async function startSwapper(a, b) {
       return swaps;
     },
   };
-}
-
-if (!isMainThread && workerData?.swapper) {
-  const { a, b, flag } = workerData.swapper;
-  const { parentPort } = await import('node:worker_threads');
-  parentPort.postMessage('started');
-  let swaps = 0;
-  while (Atomics.load(flag, 0) === 0) {
-    exchangePaths(a, b);
-    swaps++;
-  }
-  if (swaps % 2 === 1) exchangePaths(a, b);
-  parentPort.postMessage(swaps);
 }

@@ -1,5 +1,5 @@
 // Helpers of the Redis-tier tests: hosts in child processes
-// (test/helpers/tier-host.js), and a TCP proxy in front of Redis that can cut
+// (test/fixtures/tier-host.js), and a TCP proxy in front of Redis that can cut
 // one host off (a network partition: Redis keeps running, and its data).
 import { fork } from 'node:child_process';
 import net from 'node:net';
@@ -11,7 +11,7 @@ const EXIT_DEADLINE_MS = 10_000;
  * Resolves to { call(cmd, args), stop() } once its stack has started.
  */
 export async function startTierHost(options) {
-  const child = fork(new URL('./tier-host.js', import.meta.url), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('../fixtures/tier-host.js', import.meta.url), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const pending = new Map();
   let nextId = 0;

@@ -1,7 +1,7 @@
 // Whether tests can start processes in a PID namespace of their own
 // (`unshare -p -f --mount-proc`, as root), as containers sharing /dev/shm do.
 import { execFileSync } from 'node:child_process';
-import { nativeAvailable } from '../../lib/native.js';
+import { nativeAvailable } from '../../lib/native/addon.js';
 
 /** false when they can; otherwise the reason to skip. */
 export function unshareMissing() {

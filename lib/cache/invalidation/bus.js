@@ -17,7 +17,7 @@ import { SenderTable } from './senders.js';
 import { ANY_BUS, HEADER_BYTES, MAC_BYTES, encodeControl, encodeDatagrams, entryCount, openDatagram } from './wire.js';
 import { UdpTransport } from './udp.js';
 import { RedisTransport } from './redis.js';
-import { kClock, kInvalidation } from './internal.js';
+import { kClock, kInvalidation } from '../../internal-symbols.js';
 import { KEY_STRING } from '../../arena/record.js';
 
 /** Senders remembered at once (verified; and unverified, see senders.js): a fleet larger than this re-verifies its least active. */

@@ -2,7 +2,7 @@
 
 import { isIP } from 'node:net';
 import { describe } from '../../errors.js';
-import { checkInteger, checkObject, withDefaults } from '../options.js';
+import { checkInteger, checkObject, withDefaults } from '../../validate.js';
 import { HEADER_BYTES, MAC_BYTES, MAX_UDP_PAYLOAD, secretBytes } from './wire.js';
 
 export const BUS_DEFAULTS = Object.freeze({
@@ -80,7 +80,7 @@ function parsePeer(peer, name) {
   } else {
     throw new TypeError(`${name} must be a "host:port" string or an { address, port } object (got ${describe(peer)})`);
   }
-  checkInteger(port, `${name}.port`, 1, 65535, 'an integer between 1 and 65535');
+  checkInteger(port, `${name}.port`, 1, 65535);
   return { address, port };
 }
 
@@ -94,9 +94,9 @@ function resolveUdp(udp) {
   if (typeof resolved.address !== 'string' || isIP(resolved.address) === 0) {
     throw new TypeError(`options.udp.address must be an IP address such as "127.0.0.1" (got ${describe(resolved.address)})`);
   }
-  checkInteger(resolved.port, 'options.udp.port', 0, 65535, 'an integer between 0 and 65535');
+  checkInteger(resolved.port, 'options.udp.port', 0, 65535);
   resolved.peers = resolvePeers(resolved.peers, 'options.udp.peers');
-  checkInteger(resolved.maxDatagramBytes, 'options.udp.maxDatagramBytes', SMALLEST_MESSAGE, MAX_UDP_PAYLOAD, `an integer between ${SMALLEST_MESSAGE} and ${MAX_UDP_PAYLOAD}`);
+  checkInteger(resolved.maxDatagramBytes, 'options.udp.maxDatagramBytes', SMALLEST_MESSAGE, MAX_UDP_PAYLOAD);
   resolved.family = isIP(resolved.address) === 6 ? 'udp6' : 'udp4';
   return resolved;
 }
@@ -113,8 +113,8 @@ function resolveRedis(redis) {
   if (resolved.onReconnect !== 'clear' && resolved.onReconnect !== 'keep') {
     throw new RangeError(`options.redis.onReconnect must be "clear" or "keep" (got ${describe(resolved.onReconnect)})`);
   }
-  checkInteger(resolved.backlogKeys, 'options.redis.backlogKeys', 0, 2 ** 31 - 1, 'a non-negative integer');
-  checkInteger(resolved.maxMessageBytes, 'options.redis.maxMessageBytes', SMALLEST_MESSAGE, 512 * 2 ** 20, `an integer between ${SMALLEST_MESSAGE} and ${512 * 2 ** 20}`);
+  checkInteger(resolved.backlogKeys, 'options.redis.backlogKeys', 0, 2 ** 31 - 1, { to: null });
+  checkInteger(resolved.maxMessageBytes, 'options.redis.maxMessageBytes', SMALLEST_MESSAGE, 512 * 2 ** 20);
   return resolved;
 }
 
@@ -136,8 +136,8 @@ export function resolveBusOptions(options) {
     if (resolved.prefixes.length === 0) throw new RangeError('options.prefixes must not be empty (null publishes every write)');
   }
   resolved.markers = checkPrefixList(resolved.markers, 'options.markers');
-  checkInteger(resolved.batchIntervalMs, 'options.batchIntervalMs', 0, 60_000, 'an integer between 0 and 60000');
-  checkInteger(resolved.batchMaxKeys, 'options.batchMaxKeys', 1, 1_000_000, 'an integer between 1 and 1000000');
-  checkInteger(resolved.replayWindowMs, 'options.replayWindowMs', 1000, 24 * 3600_000, 'an integer between 1000 and 86400000');
+  checkInteger(resolved.batchIntervalMs, 'options.batchIntervalMs', 0, 60_000);
+  checkInteger(resolved.batchMaxKeys, 'options.batchMaxKeys', 1, 1_000_000);
+  checkInteger(resolved.replayWindowMs, 'options.replayWindowMs', 1000, 24 * 3600_000);
   return resolved;
 }

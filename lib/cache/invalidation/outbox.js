@@ -20,7 +20,7 @@
 //   data       records: op (1), key kind (1), key length (2, little-endian), key bytes
 //   counters   Float64Array, see COUNTERS
 
-import { currentThreadId, isProcessAlive, isThreadAlive } from '../../native.js';
+import { currentThreadId, isProcessAlive, isThreadAlive } from '../../native/thread-identity.js';
 import { ShardLock } from '../../arena/shard-lock.js';
 
 const META_BYTES = 128;

@@ -1,0 +1,21 @@
+// Mapped arena files truncated from outside (src/native/truncation_guard.h):
+// the addon turns the fault into zeroed pages and counts it; JavaScript
+// (lib/arena/truncation.js) reads the count and refuses to write.
+
+import { requireNative } from './addon.js';
+import { checkWholeView } from './arguments.js';
+
+/**
+ * An Int32Array over this process's count of mapped arena files that were
+ * truncated from outside and faulted (see lib/arena/truncation.js).
+ */
+export function mappingFaults() {
+  return new Int32Array(requireNative('mappingFaults()').mappingFaults());
+}
+
+/** Whether the mapped `buffer` faulted past the end of its truncated file. */
+export function mappingTruncated(buffer) {
+  const view = new Uint8Array(buffer);
+  checkWholeView('buffer', view);
+  return requireNative('mappingTruncated()').mappingTruncated(view);
+}
