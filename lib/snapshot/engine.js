@@ -3,10 +3,9 @@
 // building a tree (directories, files, links, then directory modes and
 // times, deepest first) from a list of entries.
 import { chmodSync, lutimesSync, mkdirSync, statSync, symlinkSync, utimesSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { getSystemErrorMap } from 'node:util';
 import { ArenaCacheError, codes } from '../errors.js';
+import { errnoName, systemError } from '../fs-compat/errors.js';
 import { requireNative } from '../native/addon.js';
 import { probeReflink } from '../native/dir-exchange.js';
 import { runFileJobs } from '../native/file-jobs.js';
@@ -150,7 +149,7 @@ export class EngineTally {
     this.counts[engine]++;
     if (this.choice.reflinkSupported && engine !== 'reflink' && engine !== 'pack') {
       this.fallbackCount++;
-      if (this.fallbacks.length < 20) this.fallbacks.push({ path: where, engine, code: errnoName(results.fallbackErrnos[i]) });
+      if (this.fallbacks.length < 20) this.fallbacks.push({ path: where, engine, code: fallbackCode(results.fallbackErrnos[i]) });
     }
     return engine;
   }
@@ -170,15 +169,9 @@ export class EngineTally {
   }
 }
 
-const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, value]) => [value, name]));
-
-/**
- * The errno's name as node:fs and the addon give it, from libuv ("ENOTSUP"
- * for 95), else from os.constants (EDQUOT, which libuv lacks); null for 0.
- */
-export function errnoName(errno) {
-  if (errno === 0) return null;
-  return getSystemErrorMap().get(-errno)?.[0] ?? ERRNO_NAMES.get(errno) ?? `E${errno}`;
+/** Why a file fell back from reflink: its errno's name, or null for none (0). */
+function fallbackCode(errno) {
+  return errno === 0 ? null : errnoName(errno);
 }
 
 /**
@@ -186,11 +179,6 @@ export function errnoName(errno) {
  * @typedef {{ path: string, code: string, errno: number, syscall: string }} JobFailure
  */
 
-/** A job's failure ({ path, code, errno, syscall }, errno positive) as the error node:fs would have thrown. */
-function systemError({ path: where, code, errno, syscall }) {
-  const description = getSystemErrorMap().get(-errno)?.[1] ?? 'unknown error';
-  return Object.assign(new Error(`${code}: ${description}, ${syscall} '${where}'`), { errno: -errno, code, syscall, path: where });
-}
 
 /**
  * ERR_SNAPSHOT_IO for files that could not be read or written: `failures`
@@ -200,7 +188,7 @@ export function ioError(what, failures, verb = 'failed') {
   const [first] = failures;
   /** @type {ArenaCacheError & { failures?: JobFailure[] }} */
   const error = new ArenaCacheError(codes.ERR_SNAPSHOT_IO, `${what}: ${failures.length} file(s) ${verb}, first ${first.path} (${first.code} in ${first.syscall})`, {
-    cause: systemError(first),
+    cause: systemError(first.code, first.errno, first.syscall, first.path),
   });
   error.failures = failures;
   return error;
