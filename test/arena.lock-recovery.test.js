@@ -56,8 +56,9 @@ test('without the addon, a dead holder is recovered when the lease expires', () 
 
 test('a live holder that stalls past the lease keeps the lock: its waiters wait, nothing is reset', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
   // Taking the lock from a live holder would let it write on into the shard
-  // once it resumes, unseen by readers: a stalled holder is waited for.
-  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 200 });
+  // once it resumes, unseen by readers: a stalled holder is waited for (here
+  // within a lockWaitMs longer than its stall).
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 200, lockWaitMs: 10_000 });
   cache.set('before', 'kept');
   const warnings = [];
   const onWarning = (warning) => warnings.push(warning.message);
@@ -73,14 +74,58 @@ test('a live holder that stalls past the lease keeps the lock: its waiters wait,
   await new Promise((resolve) => setImmediate(resolve));
   process.off('warning', onWarning);
   assert.equal(cache.stats().lockRecoveries, 0);
+  assert.equal(cache.stats().lockTimeouts, 0);
   assert.equal(cache.get('before'), 'kept');
   assert.equal(cache.get('k'), 'written after the holder released');
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
   assert.equal(warnings.length, 1);
   assert.match(
     warnings[0],
-    /^arenacache: a shard lock has been held for \d+ ms, past lockLeaseMs, by a live thread of process \d+; waiting for it \(a live holder is never taken over: it may be stopped or stalled, and would write on\)$/,
+    /^arenacache: shard 0's lock has been held for \d+ ms by a live thread of process \d+; calls that need it give up after lockWaitMs \(10000 ms\): gets miss, writes fail with ERR_ARENA_BUSY \(a live holder is never taken over: it may be stopped or stalled, and would write on\)$/,
   );
+});
+
+test('a live holder that keeps the lock past lockWaitMs: gets miss, writes fail with ERR_ARENA_BUSY, later calls give up at once', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 100, lockWaitMs: 300 });
+  cache.set('before', 'kept');
+  const { worker, wake } = await lockedBy(cache);
+  let start = performance.now();
+  assert.equal(cache.get('before'), undefined, 'a get answers as a miss');
+  const firstGet = performance.now() - start;
+  assert.ok(firstGet >= 250 && firstGet < 2000, `the first get returned after ${firstGet} ms`);
+  start = performance.now();
+  assert.throws(() => cache.set('k', 'v'), {
+    name: 'ArenaCacheError',
+    code: 'ERR_ARENA_BUSY',
+    message: /^shard 0's lock has been held for \d+ ms by a live thread of process \d+, past lockWaitMs \(300 ms\): nothing was written \(a live holder is never taken over: it may be stopped, as by SIGSTOP or a debugger, or stalled; once it goes on, the lock is free again\)$/,
+  });
+  assert.throws(() => cache.delete('before'), { code: 'ERR_ARENA_BUSY' });
+  assert.equal(cache.has('before'), false);
+  assert.equal(cache.peek('before'), undefined);
+  assert.equal(cache.info('before'), undefined);
+  assert.throws(() => cache.clear(), { code: 'ERR_ARENA_BUSY' });
+  assert.throws(() => [...cache.keys()], { code: 'ERR_ARENA_BUSY', message: /its entries were not read/ });
+  const verdict = cache.verify();
+  assert.equal(verdict.ok, false);
+  assert.match(verdict.problems[0], /^shard 0: not checked: its lock is held by a live thread past lockWaitMs \(300 ms\)$/);
+  // The holding is known to be stuck: later calls do not wait the bound again.
+  assert.ok(performance.now() - start < 250, `the later calls took ${performance.now() - start} ms`);
+  // A fetch() returns its loaded value uncached.
+  assert.equal(await cache.fetch('f', () => 'loaded'), 'loaded');
+  const during = cache.stats();
+  assert.equal(during.lockRecoveries, 0);
+  assert.ok(during.lockTimeouts >= 9, `lockTimeouts ${during.lockTimeouts}`);
+  assert.equal(during.fetchUncached, 1);
+
+  Atomics.store(wake, 0, 1);
+  Atomics.notify(wake, 0);
+  await once(worker, 'message');
+  await worker.terminate();
+  assert.equal(cache.get('before'), 'kept', 'nothing was taken over or reset');
+  cache.set('k', 'v');
+  assert.equal(cache.get('k'), 'v');
+  assert.equal(cache.stats().lockRecoveries, 0);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });
 
 test('a lock that is taken again and again, but never held past the lease, is never taken over', async () => {

@@ -50,7 +50,7 @@ test('an unknown option is an error that suggests the likely name', () => {
   assert.throws(() => new SharedCache({ memoryBytes: MiB, completelyDifferent: 1 }), {
     name: 'TypeError',
     message:
-      'options.completelyDifferent is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, codec, nearCache',
+      'options.completelyDifferent is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache',
   });
 });
 
@@ -104,6 +104,20 @@ test('lockLeaseMs must be a positive integer', () => {
     name: 'RangeError',
     message: 'options.lockLeaseMs must be an integer from 1 to 600000 milliseconds (got 0)',
   });
+});
+
+test('lockWaitMs must be an integer from 1 ms to an hour; it is stored in the arena and an open() must agree with it', (t) => {
+  assert.throws(() => new SharedCache({ memoryBytes: MiB, lockWaitMs: 0 }), {
+    name: 'RangeError',
+    message: 'options.lockWaitMs must be an integer from 1 to 3600000 milliseconds (got 0)',
+  });
+  assert.throws(() => new SharedCache({ memoryBytes: MiB, lockWaitMs: '5' }), { name: 'TypeError', message: 'options.lockWaitMs must be a number (got "5")' });
+  assert.throws(() => new SharedCache({ memoryBytes: MiB, lockWaitMs: 1.5 }), { name: 'RangeError' });
+  const cache = new SharedCache({ memoryBytes: MiB, lockWaitMs: 250 });
+  t.after(() => cache.close());
+  const attached = SharedCache.attach(cache.handle);
+  t.after(() => attached.close());
+  assert.equal(attached.stats().lockTimeouts, 0);
 });
 
 test('codec must have a name, encode and decode', () => {

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { unshareMissing } from './helpers/unshare.js';
+import { startInNamespace, unshareMissing } from './helpers/unshare.js';
 
 const run = promisify(execFile);
 const hammer = fileURLToPath(new URL('./fixtures/namespace-hammer.js', import.meta.url));
@@ -42,3 +42,112 @@ test('two processes in different PID namespaces share one shard without taking o
   assert.equal(cache.stats().lockRecoveries, 0);
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
 });
+
+// Both processes in new PID namespaces: both are pid 1, and their threads'
+// tids repeat too. Nothing may judge the other party by comparing pids.
+const party = fileURLToPath(new URL('./fixtures/namespace-party.js', import.meta.url));
+
+/** A file both parties open: one shard, a sweeper lease of three minutes, fetch waiters patient for 30 s. */
+function sharedFile(t) {
+  const path = arenaPath(t);
+  SharedCache.open(path, { memoryBytes: 8 * 2 ** 20, shards: 1, sweepIntervalMs: 60_000, fetchTimeoutMs: 30_000, lockLeaseMs: 60_000 }).close();
+  return path;
+}
+
+/** Starts a party in a namespace of its own; it is killed when the test ends. */
+async function startParty(t, settings) {
+  const started = startInNamespace(party, settings);
+  t.after(() => started.kill());
+  return started;
+}
+
+for (const [what, hold, take] of [
+  ['a shard lock', 'hold-lock', 'take-lock'],
+  ['a fetch flight', 'hold-flight', 'take-flight'],
+  ['the sweeper lease', 'hold-sweeper', 'take-sweeper'],
+]) {
+  test(`a pid-1 process that dies holding ${what} is recognised as dead by another pid 1`, { skip: unshareMissing() }, async (t) => {
+    const path = sharedFile(t);
+    // Open here too, so that the taker is not the file's only user: a sole
+    // opener clears every lock, flight and lease at once (a restart).
+    const keeper = SharedCache.open(path);
+    t.after(() => keeper.close());
+    const holder = await startParty(t, { mode: hold, path, key: 'k' });
+    const held = await holder.next();
+    assert.equal(held.pid, 1, 'the holder runs as pid 1 of its namespace');
+    await holder.kill();
+    const taker = await startParty(t, { mode: take, path, key: 'k', giveUpMs: 20_000 });
+    const done = await Promise.race([
+      taker.next(),
+      new Promise((resolve, reject) => {
+        setTimeout(() => reject(new Error(`pid 1 of another namespace did not get past ${what} its dead holder left, in 20 s`)), 20_000).unref();
+      }),
+    ]);
+    assert.equal(done.pid, 1, 'the taker runs as pid 1 of its namespace');
+    assert.ok(done.ms < 1000, `took ${Math.round(done.ms)} ms to get past a dead holder`);
+    if (take === 'take-lock') {
+      assert.equal(done.value, 'after');
+      assert.equal(done.lockRecoveries, 1);
+    }
+    if (take === 'take-flight') assert.equal(done.value, 'loaded here');
+    await taker.exited;
+    assert.deepEqual(keeper.verify(), { ok: true, problems: [] });
+  });
+}
+
+for (const pauses of [false, true]) {
+  test(`two pid-1 processes, 3 threads against 1, hammer one shard${pauses ? ', one stopped 20 ms in every 70' : ''}: no live holder taken over, nothing lost`, { skip: unshareMissing() }, async (t) => {
+    const ms = process.env.STRESS ? 60_000 : 10_000;
+    const path = sharedFile(t);
+    const bystanders = SharedCache.open(path);
+    for (let i = 0; i < 200; i++) bystanders.set(`bystander:${i}`, `value ${i}`);
+    bystanders.close();
+    const many = await startParty(t, { mode: 'hammer', path, threads: 3, ms, party: 1 });
+    const one = await startParty(t, { mode: 'hammer', path, threads: 1, ms, party: 2 });
+    let stopper = null;
+    if (pauses) {
+      const pid = many.innerPid();
+      stopper = setInterval(() => {
+        try {
+          process.kill(pid, 'SIGSTOP');
+          setTimeout(() => {
+            try {
+              process.kill(pid, 'SIGCONT');
+            } catch {
+              // It has exited.
+            }
+          }, 20);
+        } catch {
+          // It has exited.
+        }
+      }, 70);
+    }
+    const deadline = performance.now() + ms;
+    const reports = await Promise.all([many.next(), one.next()]);
+    if (stopper !== null) clearInterval(stopper);
+    if (pauses) process.kill(many.innerPid(), 'SIGCONT');
+    // No thread spins on after its loop: both processes exit soon after their time is up.
+    const exits = await Promise.race([
+      Promise.all([many.exited, one.exited]).then(() => performance.now() - deadline),
+      new Promise((resolve) => setTimeout(() => resolve(Infinity), 30_000).unref()),
+    ]);
+    assert.ok(exits < 15_000, `the processes were still running ${Math.round(exits)} ms after their loops ended`);
+    for (const report of reports) {
+      assert.equal(report.pid, 1);
+      for (const result of report.results) {
+        assert.equal(result.torn, 0);
+        assert.equal(result.foreign, 0);
+        assert.equal(result.lost, 0, `entries lost: ${JSON.stringify(result)}`);
+        assert.ok(result.ops > 100, `only ${result.ops} operations`);
+      }
+    }
+    const cache = SharedCache.open(path);
+    t.after(() => cache.close());
+    const stats = cache.stats();
+    assert.equal(stats.lockRecoveries, 0, 'a live holder\'s lock was taken over');
+    assert.equal(stats.shardRepairs, 0);
+    assert.equal(stats.lostEntries, 0);
+    for (let i = 0; i < 200; i++) assert.equal(cache.get(`bystander:${i}`), `value ${i}`);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  });
+}

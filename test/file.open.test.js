@@ -65,6 +65,7 @@ test('options given to open() must agree with the file; left out, the file\'s ap
     [{ ttl: 1 }, 'options.ttl 5000, not 1'],
     [{ shards: 4 }, 'options.shards 2, not 4'],
     [{ maxKeyBytes: 100 }, 'options.maxKeyBytes 4096, not 100'],
+    [{ lockWaitMs: 100 }, 'options.lockWaitMs 500, not 100'],
   ];
   for (const [options, detail] of cases) {
     assert.throws(() => SharedCache.open(path, options), {

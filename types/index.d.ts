@@ -180,6 +180,11 @@ export interface SharedCacheSettings {
   shards?: number | undefined;
   /** A shard lock whose holder cannot be named is presumed abandoned after this many ms. Default: 1000. */
   lockLeaseMs?: number | undefined;
+  /**
+   * Longest a call waits for a shard lock that a live thread holds, 1 ms to an hour: past it a get answers
+   * as a miss and a write throws ERR_ARENA_BUSY. Stored in the arena. Default: 500.
+   */
+  lockWaitMs?: number | undefined;
   /** How values other than Buffers and strings are stored. Default: msgpackr ('msgpackr-shared'). */
   codec?: Codec<any> | undefined;
   /** Entries this instance keeps as ready values for get() of string keys, 0 (off) to 2^24. Default: 1000. */
@@ -399,6 +404,8 @@ export interface SharedCacheStats extends InvalidationStats {
   fetchUncached: number;
   readRetries: number;
   lockWaits: number;
+  /** Calls that gave up waiting for a lock a live thread held past lockWaitMs. */
+  lockTimeouts: number;
   lockRecoveries: number;
   shardRepairs: number;
   lostEntries: number;
@@ -675,6 +682,8 @@ export interface BlockStoreStats {
   droppedBlocks: number;
   readRetries: number;
   lockWaits: number;
+  /** Calls that gave up waiting for a lock a live thread held past lockWaitMs. */
+  lockTimeouts: number;
   lockRecoveries: number;
   threadSlotRepairs: number;
 }

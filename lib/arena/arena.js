@@ -72,6 +72,8 @@ const MISS = Symbol('miss');
 const EXPIRED = Symbol('expired');
 const TORN = Symbol('torn');
 const FOUND = Symbol('found');
+/** The shard's lock was held by a live thread past lockWaitMs (see shard-lock.js): answered as a miss. */
+const BUSY = Symbol('busy');
 /** Past its stale time, within its expiry time (see record.js): served only to callers that allow stale values. */
 const STALE = Symbol('stale');
 // What lookup() reads: whether the entry is there (FOUND), its value, or its value even when stale.
@@ -146,7 +148,15 @@ export class Arena {
     this.threadSlot = claim.slot;
     /** This thread's identity in the arena (for leases and flights). */
     this.owner = claim.owner;
-    this.lock = new ShardLock({ leaseMs: header.lockLeaseMs, counters: claim.counters, tid: claim.tid, waiting, truncation, liveness });
+    this.lock = new ShardLock({
+      leaseMs: header.lockLeaseMs,
+      waitMs: header.lockWaitMs,
+      counters: claim.counters,
+      ownerId: claim.owner,
+      waiting,
+      truncation,
+      liveness,
+    });
     this.clock = new Clock(header.ttlResolution);
     this.shards = [];
     for (let i = 0; i < header.shardCount; i++) this.shards.push(new Shard(buffer, header, i, claim.counters, this.clock));
@@ -229,13 +239,13 @@ export class Arena {
   get(key, allowStale) {
     const shard = this.shards[key.hash & this.shardMask];
     const value = this.lookup(shard, key, allowStale === true ? READ_STALE_VALUE : READ_VALUE);
-    if (value === MISS || value === STALE) {
+    if (value === MISS || value === STALE || value === BUSY) {
       this.counters[STAT.misses]++;
       return undefined;
     }
     if (value === EXPIRED || value === TORN) {
       this.counters[STAT.misses]++;
-      if (value === EXPIRED) this.remove(key, REMOVE_EXPIRED);
+      if (value === EXPIRED) this.removeExpired(key);
       else this.repair(shard);
       return undefined;
     }
@@ -252,7 +262,7 @@ export class Arena {
    */
   peek(key, allowStale = false) {
     const value = this.lookup(this.shards[key.hash & this.shardMask], key, allowStale ? READ_STALE_VALUE : READ_VALUE);
-    return value === MISS || value === EXPIRED || value === TORN || value === STALE ? undefined : value;
+    return value === MISS || value === EXPIRED || value === TORN || value === STALE || value === BUSY ? undefined : value;
   }
 
   /** Whether a live, unexpired, not stale entry exists (does not mark it as used). */
@@ -268,7 +278,8 @@ export class Arena {
    */
   inspect(key) {
     const shard = this.shards[key.hash & this.shardMask];
-    const held = this.lock.acquire(shard);
+    const held = this.acquireToRead(shard);
+    if (held === BUSY) return null;
     try {
       const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
       if (slot < 0) return null;
@@ -300,7 +311,8 @@ export class Arena {
    * copy, and read the sequence again; if a writer came in between, retry.
    * After a few failed tries, read under the lock so that a reader always
    * finishes. Returns MISS, EXPIRED, STALE, TORN, FOUND (for `mode`
-   * READ_PRESENCE) or the value; `last` says where the entry is.
+   * READ_PRESENCE), BUSY (a live thread held the lock past lockWaitMs) or
+   * the value; `last` says where the entry is.
    */
   lookup(shard, key, mode) {
     const meta = shard.meta;
@@ -308,18 +320,41 @@ export class Arena {
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
-        this.lock.waitWhileHeld(shard, seq);
+        if (!this.lock.waitWhileHeld(shard, seq)) return BUSY;
         continue;
       }
       const result = this.readEntry(shard, key, expected, mode);
       if (sequenceAfter(meta, this.fence) === seq) return result;
       this.counters[STAT.readRetries]++;
     }
-    const held = this.lock.acquire(shard);
+    const held = this.acquireToRead(shard);
+    if (held === BUSY) return BUSY;
     try {
       return this.readEntry(shard, key, expected, mode);
     } finally {
       this.lock.release(shard, held, false);
+    }
+  }
+
+  /**
+   * The shard's lock for a read, or BUSY where a live holder keeps it past
+   * lockWaitMs: a read then answers as a miss rather than throw.
+   */
+  acquireToRead(shard) {
+    try {
+      return this.lock.acquire(shard);
+    } catch (error) {
+      if (error?.code === codes.ERR_ARENA_BUSY) return BUSY;
+      throw error;
+    }
+  }
+
+  /** Removes the key if it is (still) expired; a read's housekeeping, skipped while a live holder keeps the lock. */
+  removeExpired(key) {
+    try {
+      this.remove(key, REMOVE_EXPIRED);
+    } catch (error) {
+      if (error?.code !== codes.ERR_ARENA_BUSY) throw error;
     }
   }
 
@@ -563,7 +598,9 @@ export class Arena {
 
   /** A reader found the shard damaged (a record pointing outside its region): reset it. */
   repair(shard) {
-    const held = this.lock.acquire(shard);
+    const held = this.acquireToRead(shard);
+    // Held on by a live thread: the next reader after it repairs.
+    if (held === BUSY) return;
     const lostBefore = this.counters[STAT.lostEntries];
     shard.resetDamaged();
     this.counters[STAT.shardRepairs]++;
@@ -571,20 +608,37 @@ export class Arena {
     this.lock.release(shard, held);
   }
 
-  /** Empties every shard, one at a time. */
+  /**
+   * Empties every shard, one at a time. A shard whose lock a live thread
+   * keeps past lockWaitMs is left as it is, the others are emptied, and then
+   * the first such shard's ERR_ARENA_BUSY is thrown.
+   */
   clear() {
+    let busy = null;
     for (const shard of this.shards) {
-      const held = this.lock.acquire(shard);
+      let held;
+      try {
+        held = this.lock.acquire(shard);
+      } catch (error) {
+        if (error?.code !== codes.ERR_ARENA_BUSY) throw error;
+        busy ??= error;
+        continue;
+      }
       shard.reset();
       this.lock.release(shard, held);
     }
+    if (busy !== null) throw busy;
   }
 
   /** Checks every shard's invariants, one shard lock at a time; returns the problems found. */
   verify() {
     const problems = [...threadSlotProblems(this.buffer, this.header), ...structureProblems(this.buffer, this.header)];
     for (const shard of this.shards) {
-      const held = this.lock.acquire(shard);
+      const held = this.acquireToRead(shard);
+      if (held === BUSY) {
+        problems.push(`shard ${shard.index}: not checked: its lock is held by a live thread past lockWaitMs (${this.lock.waitMs} ms)`);
+        continue;
+      }
       try {
         for (const problem of verifyShard(shard)) {
           problems.push(`shard ${shard.index}: ${problem}`);
@@ -613,7 +667,7 @@ export class Arena {
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
-        this.lock.waitWhileHeld(shard, seq);
+        if (!this.lock.waitWhileHeld(shard, seq)) throw this.lock.busyError(shard, seq, 'its entries were not read');
         continue;
       }
       const entries = this.collect(shard, withValues);

@@ -35,6 +35,17 @@ export const MAX_MEMORY_BYTES = 1024 * 1024 * MIB; // 1 TiB
 export const MAX_SHARDS = 4096;
 export const MAX_KEY_BYTES_LIMIT = 0xffff; // the key length is a 16-bit field
 export const MAX_CODEC_NAME_BYTES = 64;
+/**
+ * How long a call waits for a shard lock that a live thread holds before it
+ * gives up (options.lockWaitMs; see shard-lock.js). Legitimate holdings
+ * last microseconds, and up to tens of milliseconds when the holder is
+ * descheduled or collects garbage or verify() checks a large shard
+ * (docs/how-it-works.md gives the measurement): 500 ms keeps a wide margin
+ * over those while a stopped holder costs each waiting thread one half
+ * second per holding, not forever.
+ */
+export const DEFAULT_LOCK_WAIT_MS = 500;
+export const MAX_LOCK_WAIT_MS = 3_600_000;
 
 /** Each shard's meta block: one 128-byte line of its own (no false sharing). */
 export const SHARD_META_BYTES = 128;
@@ -142,6 +153,9 @@ const HEADER_FIELDS = Object.freeze([
   'recordChecksums',
   // The default options.staleWhileRevalidate (ms); 0 in files from before it.
   'defaultStaleMs',
+  // How long a call waits for a lock a live thread holds (ms, see
+  // shard-lock.js); 0 in files from before it, which then wait DEFAULT_LOCK_WAIT_MS.
+  'lockWaitMs',
 ]);
 /** Float64 index of a header field (for tools and tests that inspect headers). */
 export function headerFieldIndex(name) {
@@ -293,7 +307,7 @@ export function headerChecksum(bytes) {
  * @param {ReturnType<typeof computeLayout>} layout
  * @param {{ defaultTtl: number, lockLeaseMs: number, max: number, codecName: string, ttlResolution: number,
  *   sweepIntervalMs: number, sweepChecks: number, fetchTimeoutMs: number, recordChecksums?: boolean,
- *   defaultStaleMs?: number }} settings
+ *   defaultStaleMs?: number, lockWaitMs?: number }} settings
  */
 export function writeHeader(buffer, layout, settings) {
   const h32 = new Uint32Array(buffer, 0, HEADER_BYTES / 4);
@@ -315,6 +329,7 @@ export function writeHeader(buffer, layout, settings) {
     fetchTimeoutMs: settings.fetchTimeoutMs,
     recordChecksums: settings.recordChecksums ? 1 : 0,
     defaultStaleMs: settings.defaultStaleMs ?? 0,
+    lockWaitMs: settings.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
   };
   HEADER_FIELDS.forEach((name, i) => {
     h64[FIRST_FIELD + i] = fields[name];
@@ -405,7 +420,10 @@ export function readHeader(buffer) {
     stored.ghostSlotsPerShard >= 0 &&
     (stored.recordChecksums === 0 || stored.recordChecksums === 1) &&
     Number.isFinite(stored.defaultStaleMs) &&
-    stored.defaultStaleMs >= 0;
+    stored.defaultStaleMs >= 0 &&
+    Number.isInteger(stored.lockWaitMs) &&
+    stored.lockWaitMs >= 0 &&
+    stored.lockWaitMs <= MAX_LOCK_WAIT_MS;
   const layout = sane ? computeLayout(stored) : null;
   if (
     layout === null ||
@@ -421,6 +439,7 @@ export function readHeader(buffer) {
   }
   return {
     ...stored,
+    lockWaitMs: stored.lockWaitMs === 0 ? DEFAULT_LOCK_WAIT_MS : stored.lockWaitMs,
     layoutVersion: h32[H32_VERSION],
     policyName: POLICY_NAMES[stored.policy - 1],
     codecName: new TextDecoder().decode(bytes.slice(CODEC_NAME_BYTE, CODEC_NAME_BYTE + nameLength)),

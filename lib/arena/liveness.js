@@ -13,8 +13,10 @@
 //
 // A slot is handed to a new thread only once its owner is dead (see
 // thread-stats.js), and the new owner writes its own identity into it: a
-// lock holder recorded with slot s, pid p and thread t is alive exactly
-// while slot s still names p and t and its byte is locked.
+// claim id that no other claim of the file had, and its pid. A lock holder
+// recorded with slot s, pid p and claim id c is alive exactly while slot s
+// still names c and p and its byte is locked. Nothing here compares pids
+// with this process's: equal pids in two PID namespaces are two processes.
 
 import { livenessAlive, livenessHold, livenessRelease } from '../native/mapped-file.js';
 import { isThreadAlive } from '../native/thread-identity.js';
@@ -45,22 +47,35 @@ export function pidOf(word) {
 }
 
 /**
- * Whether the owner recorded as pid word `word` and thread `tid` is dead,
- * alive or cannot be told (OWNER_*): the kernel by tid for a thread of this
- * process; for another process, only the liveness lock of its slot, which
- * `liveness` (a mapped file's, or null) reads, in any PID namespace.
+ * Whether the owner recorded as pid word `word` and id `id` is dead, alive
+ * or cannot be told (OWNER_*).
+ *
+ * In a mapped file (`liveness` not null) only the owner's thread slot
+ * answers, whatever the pid: two containers of one image both run node as
+ * pid 1 (and their main threads as tid 1), so an equal pid does not mean
+ * this process, and a tid asked of this process's kernel namespace says
+ * nothing of a thread in another. The slot's liveness lock and owner words
+ * say it the same way in every namespace, for this process's threads too.
+ * `id` is then the slot's claim id (see claimThreadSlot), unique in the
+ * file, so a slot handed on to a thread of another process with the same
+ * pid and tid does not pass for the old owner. An owner recorded without a
+ * slot (a thread sharing the last slot) cannot be told.
+ *
+ * In an in-memory arena every thread is one of this process's, and `id` is
+ * its kernel tid: the kernel answers by tid.
  */
-export function ownerState(word, tid, liveness) {
+export function ownerState(word, id, liveness) {
   const pid = word & PID_MASK;
   if (pid <= 0) return OWNER_UNKNOWN;
-  if (pid === process.pid) {
-    if (tid <= 0) return OWNER_UNKNOWN;
-    const alive = isThreadAlive(pid, tid);
-    return alive === true ? OWNER_ALIVE : alive === false ? OWNER_DEAD : OWNER_UNKNOWN;
+  if (liveness !== null) {
+    const slot = (word >>> PID_BITS) - 1;
+    // No slot, or none of this file (damaged words): nothing can be told.
+    if (slot < 0 || slot >= liveness.slotCount) return OWNER_UNKNOWN;
+    return liveness.ownerAlive(slot, pid, id) ? OWNER_ALIVE : OWNER_DEAD;
   }
-  const slot = (word >>> PID_BITS) - 1;
-  if (liveness === null || slot < 0) return OWNER_UNKNOWN;
-  return liveness.ownerAlive(slot, pid, tid) ? OWNER_ALIVE : OWNER_DEAD;
+  if (pid !== process.pid || id <= 0) return OWNER_UNKNOWN;
+  const alive = isThreadAlive(pid, id);
+  return alive === true ? OWNER_ALIVE : alive === false ? OWNER_DEAD : OWNER_UNKNOWN;
 }
 
 export class ThreadLiveness {
@@ -69,6 +84,8 @@ export class ThreadLiveness {
     this.buffer = buffer;
     /** The thread slots' owner words, once the layout is known (see bind). */
     this.owners = null;
+    /** How many thread slots the arena has (0 until bound). */
+    this.slotCount = 0;
     /** The slot whose lock this instance holds (-1: none, or a slot shared by several threads). */
     this.slot = -1;
   }
@@ -76,6 +93,7 @@ export class ThreadLiveness {
   /** Binds to the arena's thread slots (its header is read after the mapping). */
   bind(layout) {
     this.owners = new Int32Array(this.buffer, layout.statsOffset, (layout.threadSlots * THREAD_SLOT_BYTES) / 4);
+    this.slotCount = layout.threadSlots;
   }
 
   /** This thread takes slot `slot`'s lock (one more hold if it has it); false when another live thread holds it. */
@@ -96,11 +114,11 @@ export class ThreadLiveness {
     return livenessAlive(this.buffer, slot);
   }
 
-  /** Whether thread `tid` of process `pid`, recorded as the owner of slot `slot`, is alive. */
-  ownerAlive(slot, pid, tid) {
+  /** Whether the thread of process `pid` that claimed slot `slot` as `id` (see claimThreadSlot) is alive. */
+  ownerAlive(slot, pid, id) {
     const base = slot * WORDS_PER_SLOT;
     // The slot went to another thread: it was handed on only after its owner died.
-    if (Atomics.load(this.owners, base) !== tid || this.owners[base + 1] !== pid) return false;
+    if (Atomics.load(this.owners, base) !== id || this.owners[base + 1] !== pid) return false;
     return livenessAlive(this.buffer, slot);
   }
 }

@@ -13,12 +13,12 @@
 //
 // A holder can die inside its critical section: a worker terminated by
 // worker.terminate(), or (with a mapped file) a process killed by SIGKILL.
-// The holder therefore records who it is (pid, kernel tid and, for a mapped
-// file, its thread slot) and which holding that identity belongs to (the odd
-// sequence value). A waiter that has spun a while asks whether that thread
-// still exists: the kernel, by tid, for a thread of its own process; the
-// slot's liveness lock for a thread of another process (liveness.js: a pid
-// from another PID namespace means nothing here). A dead holder's lock is
+// The holder therefore records who it is and which holding that identity
+// belongs to (the odd sequence value). A waiter that has spun a while asks
+// whether that thread still exists: in memory, the kernel, by tid (every
+// thread is this process's); in a mapped file, only the liveness lock of
+// the thread slot it recorded, for this process's threads too (liveness.js:
+// pids repeat across PID namespaces, so an equal pid proves nothing). A dead holder's lock is
 // taken over at once and the shard repaired (shard.recoverFromDeadHolder():
 // the cache drops the shard's entries, the block store only the block being
 // written), so entries are lost, never corrupted.
@@ -27,10 +27,17 @@
 // lock: a stalled one (SIGSTOP, a debugger, a frozen cgroup, swap) would
 // resume writing into the shard after the takeover, unseen by the seqlock,
 // and readers could copy those bytes as another key's value. Its waiters
-// wait. The lease (lockLeaseMs) ends only holdings whose holder cannot be
-// named: without the addon, a holder killed between taking the lock and
-// recording itself, or one that shares the last thread slot.
+// wait, but not without bound (`waitMs`, the cache's lockWaitMs): a stopped
+// process must not freeze every other process's event loop. Past the bound
+// acquire() throws ERR_ARENA_BUSY and waitWhileHeld() returns false (the
+// cache answers a get as a miss, and refuses a write); the holding is
+// remembered, so later calls give up at once until it ends instead of
+// blocking for the bound each time. The lease (lockLeaseMs) ends only
+// holdings whose holder cannot be named: without the addon, a holder
+// killed between taking the lock and recording itself, or one that shares
+// the last thread slot.
 
+import { ArenaCacheError, codes } from '../errors.js';
 import { publishRepair } from './repair-channel.js';
 import { OWNER_ALIVE, OWNER_DEAD, OWNER_UNKNOWN, ownerPidWord, ownerState, pidOf } from './liveness.js';
 import { M_COUNT, M_OWNER_PID, M_OWNER_SEQ, M_OWNER_TID, M_SEQ, M_WAITERS } from './shard-meta.js';
@@ -67,28 +74,42 @@ const SLEEP_MAX_MS = 2;
 
 export class ShardLock {
   /**
-   * @param {{ leaseMs: number, counters: Float64Array, tid: number, waiting?: typeof memoryWaiting,
+   * @param {{ leaseMs: number, waitMs?: number, counters: Float64Array, ownerId: number, waiting?: typeof memoryWaiting,
    *   truncation?: import('./truncation.js').TruncationWatch, liveness?: import('./liveness.js').ThreadLiveness }} options
-   *   `tid` is this thread's kernel thread id, 0 when unknown; `waiting` how
-   *   to sleep and wake (see waiting.js: across processes for a mapped
-   *   file); `truncation` and `liveness` for a mapped file (see
-   *   mapped-options.js; `liveness` holds this thread's slot once claimed).
+   *   `waitMs` is the longest one call waits for a holder that is alive
+   *   (or not yet past the lease) before it gives up (Infinity: no bound);
+   *   `ownerId` is what this thread's holdings are recorded under: its
+   *   kernel tid (0 when unknown) in memory, its slot's claim id in a mapped
+   *   file (see liveness.js ownerState); `waiting` how to sleep and wake
+   *   (see waiting.js: across processes for a mapped file); `truncation` and
+   *   `liveness` for a mapped file (see mapped-options.js; `liveness` holds
+   *   this thread's slot once claimed).
    */
-  constructor({ leaseMs, counters, tid, waiting = memoryWaiting, truncation = null, liveness = null }) {
+  constructor({ leaseMs, waitMs = Infinity, counters, ownerId, waiting = memoryWaiting, truncation = null, liveness = null }) {
     this.leaseMs = leaseMs;
+    this.waitMs = waitMs;
     this.waiting = waiting;
     /** For a mapped file: its TruncationWatch (see truncation.js), checked before every lock. */
     this.truncation = truncation;
     this.liveness = liveness;
     this.counters = counters;
-    this.tid = tid;
+    this.ownerId = ownerId;
     /** What own() records as M_OWNER_PID: the pid, and the slot whose liveness lock says whether we live. */
     this.ownerWord = ownerPidWord(liveness);
-    /** Whether a warning about a live holder that keeps a lock past the lease was emitted (once per lock). */
-    this.warnedLiveHolder = false;
+    /**
+     * Holdings this thread has waited for past a spin, by lock (a shard's,
+     * a stripe's): { seq, since, gaveUp, warned }. `since` is when one was
+     * first seen held, so the lease and the bound count a holding's whole
+     * age across calls; `gaveUp` makes later calls give up at once.
+     * @type {Map<object, { seq: number, since: number, gaveUp: boolean, warned: boolean }>}
+     */
+    this.stalls = new Map();
   }
 
-  /** Takes the shard's lock; returns the held (odd) sequence value. */
+  /**
+   * Takes the shard's lock; returns the held (odd) sequence value. Throws
+   * ERR_ARENA_BUSY when a live holder keeps it past `waitMs`.
+   */
   acquire(shard) {
     const truncation = this.truncation;
     if (truncation !== null && truncation.faults[0] !== truncation.seen) truncation.check();
@@ -100,16 +121,31 @@ export class ShardLock {
     return this.acquireContended(shard);
   }
 
-  /** @param {import('./shard.js').Shard} shard */
-  acquireContended(shard) {
+  /** acquire() without the bound: waits as long as a live holder holds. */
+  acquireRepairing(shard) {
+    const meta = shard.meta;
+    const seq = meta[M_SEQ];
+    if ((seq & 1) === 0 && Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {
+      return this.own(meta, (seq + 1) | 0);
+    }
+    return this.acquireContended(shard, false);
+  }
+
+  /**
+   * Takes the lock past a holder, waiting for it; throws ERR_ARENA_BUSY when
+   * a live holder keeps it past `waitMs` (`bounded` false: waits on, for
+   * the one repair that must not be skipped, see lockWasTaken).
+   * @param {import('./shard.js').Shard} shard
+   */
+  acquireContended(shard, bounded = true) {
     const meta = shard.meta;
     this.counters[STAT.lockWaits]++;
     for (;;) {
       const seq = Atomics.load(meta, M_SEQ);
       if ((seq & 1) === 0) {
         if (Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) return this.own(meta, (seq + 1) | 0);
-      } else {
-        this.waitWhileHeld(shard, seq);
+      } else if (!this.waitWhileHeld(shard, seq, bounded) && bounded) {
+        throw this.busyError(shard, seq);
       }
     }
   }
@@ -117,9 +153,35 @@ export class ShardLock {
   /** Records this thread as the owner of holding `held` (identity first, then whose it is). */
   own(meta, held) {
     meta[M_OWNER_PID] = this.ownerWord;
-    meta[M_OWNER_TID] = this.tid;
+    meta[M_OWNER_TID] = this.ownerId;
     meta[M_OWNER_SEQ] = held;
     return held;
+  }
+
+  /**
+   * The ERR_ARENA_BUSY of a call that gave up waiting for holding `seq` of
+   * `shard`; `outcome` says what the call did not do.
+   */
+  busyError(shard, seq, outcome = 'nothing was written') {
+    const stall = this.stalls.get(shard);
+    const heldMs = stall === undefined ? 0 : Math.round(performance.now() - stall.since);
+    const where = typeof shard.index === 'number' ? `shard ${shard.index}'s lock` : 'a lock';
+    return new ArenaCacheError(
+      codes.ERR_ARENA_BUSY,
+      `${where} has been held for ${heldMs} ms by ${this.describeHolder(shard, seq)}, past lockWaitMs (${this.waitMs} ms): ` +
+        `${outcome} (a live holder is never taken over: it may be stopped, as by SIGSTOP or a debugger, or stalled; ` +
+        'once it goes on, the lock is free again)',
+    );
+  }
+
+  /** Who holds holding `seq`, as far as it can be said (for messages). */
+  describeHolder(shard, seq) {
+    const meta = shard.meta;
+    const pid = pidOf(meta[M_OWNER_PID]);
+    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || pid <= 0) return 'a thread that has not said who it is';
+    return this.liveness !== null
+      ? `a live thread of process ${pid} (as numbered in its own PID namespace)`
+      : `a live thread of process ${pid}`;
   }
 
   /**
@@ -139,32 +201,61 @@ export class ShardLock {
 
   /**
    * Waits until the shard's sequence is no longer the odd value `seq`:
-   * released, or taken over from a dead or expired holder.
+   * released, or taken over from a dead or expired holder (true). False
+   * when a holder that is alive, or not yet past the lease, keeps it past
+   * `waitMs` in this call (`bounded`), or kept it past the bound in an
+   * earlier call: then at once, after one look at whether it died.
    */
-  waitWhileHeld(shard, seq) {
+  waitWhileHeld(shard, seq, bounded = true) {
     const meta = shard.meta;
     for (let polls = 0; polls < SPIN_POLLS; polls++) {
-      if (Atomics.load(meta, M_SEQ) !== seq) return;
+      if (Atomics.load(meta, M_SEQ) !== seq) return true;
+    }
+    return this.waitLong(shard, seq, bounded);
+  }
+
+  /** The sleeping part of waitWhileHeld(). */
+  waitLong(shard, seq, bounded) {
+    const meta = shard.meta;
+    const start = performance.now();
+    let stall = this.stalls.get(shard);
+    if (stall === undefined || stall.seq !== seq) {
+      stall = { seq, since: start, gaveUp: false, warned: false };
+      this.stalls.set(shard, stall);
     }
     // Sleep instead of spinning: with more threads than cores the holder may
     // be waiting for our core. The waiter count tells releasers to notify;
     // the wait returns at once if the sequence already moved on. (A
     // thread terminated while asleep leaves the count one too high: releases
     // then notify needlessly, which costs time, never correctness.)
-    const since = performance.now();
     let sleepMs = 0.05;
     for (;;) {
-      Atomics.add(meta, M_WAITERS, 1);
-      this.waiting.wait(meta, M_SEQ, seq, sleepMs);
-      Atomics.sub(meta, M_WAITERS, 1);
-      if (Atomics.load(meta, M_SEQ) !== seq) return;
-      const state = this.holderState(shard, seq);
-      const waited = performance.now() - since;
-      if (state === OWNER_DEAD || (state === OWNER_UNKNOWN && waited >= this.leaseMs)) {
-        this.takeOver(shard, seq);
-        return;
+      if (!(stall.gaveUp && bounded)) {
+        Atomics.add(meta, M_WAITERS, 1);
+        this.waiting.wait(meta, M_SEQ, seq, sleepMs);
+        Atomics.sub(meta, M_WAITERS, 1);
       }
-      if (state === OWNER_ALIVE && waited >= this.leaseMs) this.warnLiveHolder(shard, waited);
+      if (Atomics.load(meta, M_SEQ) !== seq) {
+        this.stalls.delete(shard);
+        return true;
+      }
+      const state = this.holderState(shard, seq);
+      const now = performance.now();
+      const heldMs = now - stall.since;
+      if (state === OWNER_DEAD || (state === OWNER_UNKNOWN && heldMs >= this.leaseMs)) {
+        this.stalls.delete(shard);
+        this.takeOver(shard, seq);
+        return true;
+      }
+      const givingUp = bounded && (stall.gaveUp || now - start >= this.waitMs);
+      // Emitted while the holder still holds: the warning is delivered as
+      // soon as this call returns (within the bound), not when the holder lets go.
+      if (state === OWNER_ALIVE && !stall.warned && (givingUp || heldMs >= this.leaseMs)) this.warnLiveHolder(shard, stall, heldMs);
+      if (givingUp) {
+        stall.gaveUp = true;
+        this.counters[STAT.lockTimeouts]++;
+        return false;
+      }
       sleepMs = Math.min(sleepMs * 2, SLEEP_MAX_MS);
     }
   }
@@ -180,19 +271,25 @@ export class ShardLock {
     // the holding is still going on once it has been read.
     if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return OWNER_UNKNOWN;
     const word = meta[M_OWNER_PID];
-    const tid = meta[M_OWNER_TID];
+    const id = meta[M_OWNER_TID];
     if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq) return OWNER_UNKNOWN;
-    return ownerState(word, tid, this.liveness);
+    return ownerState(word, id, this.liveness);
   }
 
-  /** Once per lock: a live holder has kept a lock past the lease, and its waiters wait (see the header). */
-  warnLiveHolder(shard, waited) {
-    if (this.warnedLiveHolder) return;
-    this.warnedLiveHolder = true;
+  /**
+   * Once per holding: a live holder has kept a lock past the lease or the
+   * wait bound, and what its waiters do meanwhile (see the header).
+   */
+  warnLiveHolder(shard, stall, heldMs) {
+    stall.warned = true;
     const pid = pidOf(shard.meta[M_OWNER_PID]);
+    const where = typeof shard.index === 'number' ? `shard ${shard.index}'s lock` : 'a lock';
+    const bound = Number.isFinite(this.waitMs)
+      ? `calls that need it give up after lockWaitMs (${this.waitMs} ms): gets miss, writes fail with ERR_ARENA_BUSY`
+      : 'waiting for it';
     process.emitWarning(
-      `arenacache: a shard lock has been held for ${Math.round(waited)} ms, past lockLeaseMs, by a live thread of process ${pid}; ` +
-        'waiting for it (a live holder is never taken over: it may be stopped or stalled, and would write on)',
+      `arenacache: ${where} has been held for ${Math.round(heldMs)} ms by a live thread of process ${pid}; ${bound} ` +
+        '(a live holder is never taken over: it may be stopped or stalled, and would write on)',
       'ArenaCacheWarning',
     );
   }
@@ -215,7 +312,9 @@ export class ShardLock {
 
   /** Our lock was taken over while we were writing: repair under a proper lock. */
   lockWasTaken(shard) {
-    const held = this.acquire(shard);
+    // Not bounded: what this thread wrote after the takeover may have
+    // damaged the shard, and only this reset keeps readers from it.
+    const held = this.acquireRepairing(shard);
     const lost = shard.isCacheShard ? shard.meta[M_COUNT] : 0;
     shard.reset();
     this.counters[STAT.lockRecoveries]++;

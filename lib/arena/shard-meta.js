@@ -16,6 +16,7 @@
 // outbox share these lock words with their own layouts: keep them here.
 export const M_SEQ = 0;
 export const M_OWNER_PID = 1;
+/** The holder's id: its kernel tid in memory, its thread slot's claim id in a mapped file (see liveness.js). */
 export const M_OWNER_TID = 2;
 /** Threads sleeping in Atomics.wait on M_SEQ. */
 export const M_WAITERS = 9;

@@ -7,6 +7,7 @@
 // attached cache ticks; a tick renews the lease if it is ours, takes it if it
 // expired or its holder exited, and otherwise does nothing.
 
+import { codes } from '../errors.js';
 import {
   H32_SWEEP_SHARD,
   H32_SWEEPER_PID,
@@ -87,7 +88,14 @@ export class Sweeper {
     for (let visited = 0; visited < shards.length && entriesLeft > 0 && slotsLeft > 0; visited++) {
       const shard = shards[(Atomics.add(this.h32, H32_SWEEP_SHARD, 1) >>> 0) % shards.length];
       if (shard.meta[M_TTL_COUNT] === 0) continue;
-      const held = arena.lock.acquire(shard);
+      let held;
+      try {
+        held = arena.lock.acquire(shard);
+      } catch (error) {
+        // A live thread keeps this shard's lock past lockWaitMs: sweep it another time.
+        if (error?.code === codes.ERR_ARENA_BUSY) continue;
+        throw error;
+      }
       let removedHere = 0;
       try {
         const table = shard.table;

@@ -46,6 +46,12 @@ export const STAT = Object.freeze({
   fetchStale: 25,
   /** Values a fetch() loader returned that were too large to store: returned to the caller, not cached. */
   fetchUncached: 26,
+  /**
+   * Calls that gave up waiting for a lock a live thread held past
+   * lockWaitMs (see shard-lock.js): gets answered as misses (counted as
+   * misses too), writes refused with ERR_ARENA_BUSY, fetch() values returned uncached.
+   */
+  lockTimeouts: 27,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;
@@ -85,7 +91,9 @@ function ownerIsGone(owners, slot, liveness) {
  * mapped file, see liveness.js), also the slot's liveness lock.
  * @param {import('./liveness.js').ThreadLiveness | null} [liveness]
  * @returns {{ counters: Float64Array, slot: number, shared: boolean, tid: number, owner: number }}
- *   `shared` is true when every slot belongs to a live thread and this thread
+ *   `owner` is the id this thread's holdings are recorded under (see
+ *   liveness.js ownerState): its claim id in a mapped file, else its kernel
+ *   tid (or a negative id without the addon). `shared` is true when every slot belongs to a live thread and this thread
  *   has to share the last one (its counts may then lose a few increments).
  */
 export function claimThreadSlot(buffer, layout, liveness = null) {
@@ -110,9 +118,14 @@ export function claimThreadSlot(buffer, layout, liveness = null) {
   }
   const header = new Int32Array(buffer, 0, H32_ANON_THREAD_COUNTER + 1);
   const tid = currentThreadId();
-  // Without the addon there is no kernel tid; a unique negative id still marks
+  // In a mapped file a thread is known by a claim id that no other claim of
+  // the file has had (a negative number from the header's counter), never
+  // by its tid: threads of two PID namespaces can have equal pids and tids
+  // (see liveness.js), and its slot's liveness lock tells whether it lives.
+  // In memory, every thread is this process's and its kernel tid names it;
+  // without the addon there is no tid, and a unique negative id still marks
   // the slot as taken (it just can never be recognised as dead).
-  const owner = tid > 0 ? tid : -1 - Atomics.add(header, H32_ANON_THREAD_COUNTER, 1);
+  const owner = tid > 0 && liveness === null ? tid : -1 - (Atomics.add(header, H32_ANON_THREAD_COUNTER, 1) & 0x3fffffff);
   let slot = -1;
   // A slot is this thread's once its owner word is, and (for a mapped file)
   // its liveness lock too: a free slot whose lock is held belongs to a live
@@ -135,8 +148,6 @@ export function claimThreadSlot(buffer, layout, liveness = null) {
   if (shared) slot = layout.threadSlots - 1;
   else owners[slot * WORDS_PER_SLOT + 1] = process.pid;
   const counters = new Float64Array(buffer, layout.statsOffset + slot * THREAD_SLOT_BYTES, DOUBLES_PER_SLOT);
-  // `owner` identifies this thread in the arena: its kernel tid, or a unique
-  // negative number without the addon.
   const claim = { counters, slot, shared, tid: tid > 0 ? tid : 0, owner };
   heldSlots.set(layout.arenaId, claim);
   return claim;

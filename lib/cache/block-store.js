@@ -314,6 +314,7 @@ export class BlockStore {
       droppedBlocks: totals.deletes,
       readRetries: totals.readRetries,
       lockWaits: totals.lockWaits,
+      lockTimeouts: totals.lockTimeouts,
       lockRecoveries: totals.lockRecoveries,
       threadSlotRepairs: totals.threadSlotRepairs,
     };

@@ -71,6 +71,7 @@ const CACHE_METRICS = [
   ['fetch_stale_total', 'counter', 'fetch() calls answered with a stale value (stale-while-revalidate, or stale-if-error).', (s) => s.fetchStale],
   ['fetch_uncached_total', 'counter', 'Loaded values too large to cache, returned uncached.', (s) => s.fetchUncached],
   ['lock_waits_total', 'counter', 'Shard lock acquisitions that had to wait.', (s) => s.lockWaits],
+  ['lock_timeouts_total', 'counter', 'Calls that gave up waiting for a shard lock a live thread held past lockWaitMs (gets answered as misses, writes refused with ERR_ARENA_BUSY).', (s) => s.lockTimeouts],
   ['lock_recoveries_total', 'counter', 'Shard locks taken over from a dead (or unnamed and expired) holder, the shard rebuilt.', (s) => s.lockRecoveries],
   ['shard_repairs_total', 'counter', 'Shards found damaged and repaired (rebuilt where records carry checksums, else reset).', (s) => s.shardRepairs],
   ['lost_entries_total', 'counter', 'Entries lost to lock recoveries (only the write in flight) and shard repairs.', (s) => s.lostEntries],

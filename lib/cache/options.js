@@ -3,7 +3,7 @@
 
 import { describe } from '../errors.js';
 import { checkBoolean, checkInteger, checkObject, integerRange, rejectUnknown, withDefaults } from '../validate.js';
-import { MAX_KEY_BYTES_LIMIT, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/layout.js';
+import { DEFAULT_LOCK_WAIT_MS, MAX_KEY_BYTES_LIMIT, MAX_LOCK_WAIT_MS, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/layout.js';
 import { FOREIGN_WRITE_BITS } from '../arena/file.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
@@ -38,6 +38,8 @@ export const DEFAULTS = Object.freeze({
   shards: 0,
   /** A lock held longer than this is presumed abandoned (ms). */
   lockLeaseMs: 1000,
+  /** Longest a call waits for a shard lock a live thread holds (ms): past it a get misses and a write throws ERR_ARENA_BUSY. */
+  lockWaitMs: DEFAULT_LOCK_WAIT_MS,
   /** How values other than Buffers and strings are stored. */
   codec: msgpackCodec,
   /** Entries this instance (this thread) keeps as ready values for gets of string keys; 0 turns the near cache off. */
@@ -100,6 +102,7 @@ export function resolveOptions(options) {
     throw new RangeError(`options.shards must be 0 (automatic) or a power of two up to ${MAX_SHARDS} (got ${resolved.shards})`);
   }
   checkInteger(resolved.lockLeaseMs, 'options.lockLeaseMs', 1, 600_000, { unit: 'milliseconds' });
+  checkInteger(resolved.lockWaitMs, 'options.lockWaitMs', 1, MAX_LOCK_WAIT_MS, { unit: 'milliseconds' });
   checkCodec(resolved.codec, 'options.codec');
   checkNearCache(resolved.nearCache);
   return resolved;
@@ -154,6 +157,7 @@ const HEADER_NAMES = Object.freeze({
   maxKeyBytes: 'maxKeyBytes',
   shards: 'shardCount',
   lockLeaseMs: 'lockLeaseMs',
+  lockWaitMs: 'lockWaitMs',
   checksums: (header) => header.recordChecksums === 1,
 });
 

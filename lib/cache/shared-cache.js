@@ -49,6 +49,16 @@ function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
 }
 
+/** What `run()` returns, or `busy` where it threw ERR_ARENA_BUSY (a live thread held the shard's lock past lockWaitMs). */
+function unlessBusy(run, busy) {
+  try {
+    return run();
+  } catch (error) {
+    if (error?.code === codes.ERR_ARENA_BUSY) return busy;
+    throw error;
+  }
+}
+
 /** How often fetch() waiters look for a loader's result without a wake (see FlightTable). */
 const FLIGHT_POLL_MS = Object.freeze({ memory: 100, file: 10 });
 
@@ -56,6 +66,7 @@ function settingsOf(resolved) {
   return {
     defaultTtl: resolved.ttl,
     lockLeaseMs: resolved.lockLeaseMs,
+    lockWaitMs: resolved.lockWaitMs,
     max: resolved.max,
     codecName: resolved.codec.name,
     ttlResolution: resolved.ttlResolution,
@@ -686,6 +697,7 @@ export class SharedCache {
       fetchUncached: totals.fetchUncached,
       readRetries: totals.readRetries,
       lockWaits: totals.lockWaits,
+      lockTimeouts: totals.lockTimeouts,
       lockRecoveries: totals.lockRecoveries,
       shardRepairs: totals.shardRepairs,
       lostEntries: totals.lostEntries,
@@ -741,15 +753,18 @@ export class SharedCache {
         return this.#readAllowingStale(key);
       },
       readWasStale: () => this.#lastStale,
+      // A loaded value whose shard a live thread keeps locked past
+      // lockWaitMs is returned to the callers uncached (counted in
+      // lockTimeouts and fetchUncached), not thrown: the load succeeded.
       store: (key, value, options) => {
         if (this.#closed) throw closedError();
-        return this.#store(key, value, options?.ttl ?? this.#defaultTtl, options?.staleWhileRevalidate ?? this.#defaultStale);
+        return unlessBusy(() => this.#store(key, value, options?.ttl ?? this.#defaultTtl, options?.staleWhileRevalidate ?? this.#defaultStale), false);
       },
       dropIfLapsed: (key) => {
         if (this.#closed) return;
         const keys = this.#keys;
         keys.encode(key);
-        this.#arena.remove(keys, REMOVE_LAPSED);
+        unlessBusy(() => this.#arena.remove(keys, REMOVE_LAPSED), undefined);
       },
       closedSignal: this.#closing.signal,
     };

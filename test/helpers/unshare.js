@@ -1,16 +1,53 @@
-// Whether tests can start processes in a PID namespace of their own
-// (`unshare -p -f --mount-proc`, as root), as containers sharing /dev/shm do.
-import { execFileSync } from 'node:child_process';
+// Processes in PID namespaces of their own (`unshare -p -f --mount-proc`,
+// as root), as containers sharing /dev/shm run them: node is pid 1 in each.
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { nativeAvailable } from '../../lib/native/addon.js';
 
-/** false when they can; otherwise the reason to skip. */
+/** false when tests can start such processes; otherwise the reason to skip. */
 export function unshareMissing() {
   if (!nativeAvailable) return 'native addon unavailable';
   if (process.getuid?.() !== 0) return 'needs root (unshare -p)';
   try {
-    execFileSync('unshare', ['-p', '-f', '--mount-proc', 'true'], { stdio: 'ignore' });
+    execFileSync('unshare', ['-p', '-f', '--mount-proc', '--kill-child', 'true'], { stdio: 'ignore' });
     return false;
   } catch (error) {
-    return `unshare -p -f --mount-proc does not work here (${error.message.split('\n')[0]})`;
+    return `unshare -p -f --mount-proc --kill-child does not work here (${error.message.split('\n')[0]})`;
   }
+}
+
+/**
+ * Starts `node script argument` as pid 1 of a new PID namespace. Each JSON
+ * line it prints on stdout arrives through next(); innerPid() is its pid as
+ * this namespace numbers it (to stop or kill it); kill() ends it (unshare
+ * --kill-child passes SIGKILL on) and resolves once unshare has exited.
+ */
+export function startInNamespace(script, argument) {
+  const child = spawn('unshare', ['-p', '-f', '--mount-proc', '--kill-child', process.execPath, script, JSON.stringify(argument)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    child,
+    exited,
+    /** The next JSON line it prints; rejects when it exits first. */
+    async next() {
+      const { value, done } = await lines.next();
+      if (done) throw new Error(`the process in a new PID namespace exited before reporting (${JSON.stringify(argument)})`);
+      const message = JSON.parse(value);
+      if (message.error !== undefined) throw new Error(`the process in a new PID namespace failed: ${message.error}`);
+      return message;
+    },
+    innerPid() {
+      const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/);
+      return Number(children[0]);
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }

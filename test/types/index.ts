@@ -61,6 +61,7 @@ const options: SharedCacheOptions = {
   maxKeyBytes: 512,
   shards: 16,
   lockLeaseMs: 1000,
+  lockWaitMs: 500,
   nearCache: 0,
 };
 const anyCache = new SharedCache(options);
@@ -299,6 +300,7 @@ expectType<number>(
     stats.fetchUncached +
     stats.readRetries +
     stats.lockWaits +
+    stats.lockTimeouts +
     stats.lockRecoveries +
     stats.shardRepairs +
     stats.lostEntries +
@@ -456,6 +458,7 @@ function blocks(chunk: Buffer): void {
       blockStats.droppedBlocks +
       blockStats.readRetries +
       blockStats.lockWaits +
+      blockStats.lockTimeouts +
       blockStats.lockRecoveries +
       blockStats.threadSlotRepairs,
   );

@@ -87,7 +87,7 @@ export class Outbox {
     this.counters = new Float64Array(buffer, META_BYTES, COUNTER_BYTES / 8);
     this.data = new Uint8Array(buffer, META_BYTES + COUNTER_BYTES);
     // The lock's own counters are private: outbox waits are not shard waits.
-    this.lock = new ShardLock({ leaseMs: 1000, counters: new Float64Array(64), tid: currentThreadId() });
+    this.lock = new ShardLock({ leaseMs: 1000, counters: new Float64Array(64), ownerId: currentThreadId() });
     this.lockable = { meta: this.meta, recoverFromDeadHolder() {}, reset() {} };
   }
 
