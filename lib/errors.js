@@ -6,7 +6,7 @@
 // the message is for people and may change.
 
 export const codes = Object.freeze({
-  /** The buffer handed to attach() does not start with an arena header. */
+  /** The buffer handed to attach(), or the file given to open(), does not start with an arena header (a file of another kind, never overwritten, even with reset). */
   ERR_ARENA_NOT_ARENA: 'ERR_ARENA_NOT_ARENA',
   /** The arena was written by an incompatible layout version. */
   ERR_ARENA_VERSION: 'ERR_ARENA_VERSION',
@@ -32,7 +32,7 @@ export const codes = Object.freeze({
   ERR_ARENA_FILE: 'ERR_ARENA_FILE',
   /** An arena file belongs to another user, or others may write to it. */
   ERR_ARENA_PERMISSIONS: 'ERR_ARENA_PERMISSIONS',
-  /** An arena file is in use by another process where sole use is needed (reset), or stayed locked too long. */
+  /** An arena file is in use by another process where sole use is needed (reset, creation), or stayed locked too long. */
   ERR_ARENA_BUSY: 'ERR_ARENA_BUSY',
   /** An option given to open() differs from the one the arena file was created with. */
   ERR_ARENA_MISMATCH: 'ERR_ARENA_MISMATCH',

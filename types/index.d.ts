@@ -224,11 +224,11 @@ export interface SharedCacheOpenSettings extends SharedCacheSettings, ArenaFileO
 export type SharedCacheOpenOptions = SharedCacheOpenSettings &
   (
     | {
-        /** Replace whatever the file holds with a new, empty cache (needs memoryBytes). Default: false. */
+        /** Replace the arena the file holds (any version, options or damage) with a new, empty cache (needs memoryBytes); a file that is not an arena is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset?: false | undefined;
       }
     | {
-        /** Replace whatever the file holds with a new, empty cache (needs memoryBytes). Default: false. */
+        /** Replace the arena the file holds (any version, options or damage) with a new, empty cache (needs memoryBytes); a file that is not an arena is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset: true;
         memoryBytes: number;
       }
@@ -624,11 +624,11 @@ export interface BlockStoreOpenSettings extends ArenaFileOptions {
 export type BlockStoreOpenOptions = BlockStoreOpenSettings &
   (
     | {
-        /** Replace whatever the file holds with a new, empty store (needs memoryBytes). Default: false. */
+        /** Replace the block store the file holds (any version, options or damage) with a new, empty store (needs memoryBytes); a file that is not a block store is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset?: false | undefined;
       }
     | {
-        /** Replace whatever the file holds with a new, empty store (needs memoryBytes). Default: false. */
+        /** Replace the block store the file holds (any version, options or damage) with a new, empty store (needs memoryBytes); a file that is not a block store is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset: true;
         memoryBytes: number;
       }
