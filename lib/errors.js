@@ -20,7 +20,7 @@ export const codes = Object.freeze({
   ERR_CODEC_MISMATCH: 'ERR_CODEC_MISMATCH',
   /** The codec failed to decode a stored value. */
   ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
-  /** The cache was closed with close(). */
+  /** The cache was closed with close(): a later call, or a fetch() still pending at close(). */
   ERR_CACHE_CLOSED: 'ERR_CACHE_CLOSED',
   /** A fetch() loader ran longer than options.fetchTimeoutMs: its signal was aborted and its callers rejected. */
   ERR_FETCH_TIMEOUT: 'ERR_FETCH_TIMEOUT',

@@ -583,7 +583,10 @@ export declare class SharedCache<K extends CacheKey = CacheKey, V = unknown> imp
 
   /**
    * Closes this instance (further calls throw ERR_CACHE_CLOSED); other
-   * instances and the entries stay. Calling it again does nothing.
+   * instances and the entries stay. Its pending fetch() calls reject at once
+   * with ERR_CACHE_CLOSED and its loaders' signals abort; callers waiting
+   * for those loads in other threads or processes load the key themselves.
+   * Calling it again does nothing.
    */
   close(): void;
 
