@@ -6,7 +6,7 @@
 // the message is for people and may change.
 
 export const codes = Object.freeze({
-  /** The buffer handed to attach() does not start with an arena header. */
+  /** The buffer handed to attach(), or the file given to open(), does not start with an arena header (a file of another kind, never overwritten, even with reset). */
   ERR_ARENA_NOT_ARENA: 'ERR_ARENA_NOT_ARENA',
   /** The arena was written by an incompatible layout version. */
   ERR_ARENA_VERSION: 'ERR_ARENA_VERSION',
@@ -20,7 +20,7 @@ export const codes = Object.freeze({
   ERR_CODEC_MISMATCH: 'ERR_CODEC_MISMATCH',
   /** The codec failed to decode a stored value. */
   ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
-  /** The cache was closed with close(). */
+  /** The cache was closed with close(): a later call, or a fetch() still pending at close(). */
   ERR_CACHE_CLOSED: 'ERR_CACHE_CLOSED',
   /** A fetch() loader ran longer than options.fetchTimeoutMs: its signal was aborted and its callers rejected. */
   ERR_FETCH_TIMEOUT: 'ERR_FETCH_TIMEOUT',
@@ -32,7 +32,7 @@ export const codes = Object.freeze({
   ERR_ARENA_FILE: 'ERR_ARENA_FILE',
   /** An arena file belongs to another user, or others may write to it. */
   ERR_ARENA_PERMISSIONS: 'ERR_ARENA_PERMISSIONS',
-  /** An arena file is in use by another process where sole use is needed (reset), or stayed locked too long. */
+  /** An arena file is in use by another process where sole use is needed (reset, creation), or stayed locked too long. */
   ERR_ARENA_BUSY: 'ERR_ARENA_BUSY',
   /** An option given to open() differs from the one the arena file was created with. */
   ERR_ARENA_MISMATCH: 'ERR_ARENA_MISMATCH',

@@ -103,5 +103,8 @@ test('BlockStore.open keeps blocks across close and reopen; options must agree w
   const cacheFile = arenaPath(t, 'cache');
   const { SharedCache } = await import('../lib/index.js');
   SharedCache.open(cacheFile, { memoryBytes: 2 * MiB }).close();
-  assert.throws(() => BlockStore.open(cacheFile), { code: 'ERR_ARENA_NOT_ARENA', message: /magic is 0x434e5241, expected 0x424e5241/ });
+  assert.throws(() => BlockStore.open(cacheFile), {
+    code: 'ERR_ARENA_NOT_ARENA',
+    message: `arena file ${cacheFile} is not a BlockStore arena (it is a SharedCache arena); open() never overwrites another kind of file: remove it or choose another path`,
+  });
 });

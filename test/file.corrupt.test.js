@@ -1,5 +1,6 @@
 // Opening a file that is not a sound arena: every case is an ArenaCacheError
-// with its own code, nothing is changed, and { reset: true } recovers.
+// with its own code and nothing is changed; { reset: true } recovers an
+// arena (the file starts with the magic) and refuses any other file.
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, readSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import test from 'node:test';
@@ -11,6 +12,7 @@ import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';
 const RESET_HINT = 'open it with { reset: true } to replace it with a new arena';
+const NOT_ARENA_ADVICE = 'open() never overwrites another kind of file: remove it or choose another path';
 
 function makeArena(t) {
   const path = arenaPath(t);
@@ -31,19 +33,25 @@ const cases = [
     name: 'a file of another kind',
     damage: (path) => writeFileSync(path, Buffer.alloc(64 * 1024, 'not an arena, just text. '), { mode: 0o600 }),
     code: 'ERR_ARENA_NOT_ARENA',
-    message: (path) => `arena file ${path}: buffer is not an arena: magic is 0x20746f6e, expected 0x434e5241; ${RESET_HINT}`,
+    message: (path) => `arena file ${path} is not a SharedCache arena (it starts with 0x20746f6e, not the magic 0x434e5241); ${NOT_ARENA_ADVICE}`,
   },
   {
     name: 'a file too small for the magic',
-    damage: (path) => truncateSync(path, 8),
+    damage: (path) => writeFileSync(path, 'ok\n', { mode: 0o600 }),
     code: 'ERR_ARENA_NOT_ARENA',
-    message: (path) => `arena file ${path} is 8 bytes, too small for an arena header; ${RESET_HINT}`,
+    message: (path) => `arena file ${path} is not a SharedCache arena (its 3 bytes do not hold the magic 0x434e5241); ${NOT_ARENA_ADVICE}`,
   },
   {
     name: 'a small file of another kind (shorter than a header, without the magic)',
     damage: (path) => writeFileSync(path, Buffer.alloc(1000, 'text '), { mode: 0o600 }),
     code: 'ERR_ARENA_NOT_ARENA',
-    message: (path) => `arena file ${path} is 1000 bytes, too small for an arena header; ${RESET_HINT}`,
+    message: (path) => `arena file ${path} is not a SharedCache arena (it starts with 0x74786574, not the magic 0x434e5241); ${NOT_ARENA_ADVICE}`,
+  },
+  {
+    name: 'a file cut right after its magic',
+    damage: (path) => truncateSync(path, 8),
+    code: 'ERR_ARENA_TRUNCATED',
+    message: (path) => `arena file ${path} is 8 bytes, too small for an arena header; ${RESET_HINT}`,
   },
   {
     name: 'a file cut inside its header',
@@ -77,12 +85,18 @@ const cases = [
 ];
 
 for (const { name, damage, code, message } of cases) {
-  test(`${name}: ${code}, the file untouched, and reset recovers`, { skip }, (t) => {
+  const arena = code !== 'ERR_ARENA_NOT_ARENA';
+  test(`${name}: ${code}, the file untouched, and reset ${arena ? 'recovers' : 'is refused'}`, { skip }, (t) => {
     const path = makeArena(t);
     damage(path);
     const before = readFileSync(path);
     assert.throws(() => SharedCache.open(path), { name: 'ArenaCacheError', code, message: message(path) });
     assert.ok(readFileSync(path).equals(before), 'a failed open changes nothing');
+    if (!arena) {
+      assert.throws(() => SharedCache.open(path, { memoryBytes: MiB, reset: true }), { name: 'ArenaCacheError', code, message: message(path) });
+      assert.ok(readFileSync(path).equals(before), 'a reset does not replace a file that is not an arena');
+      return;
+    }
     const cache = SharedCache.open(path, { memoryBytes: MiB, reset: true });
     assert.equal(cache.get('k'), undefined);
     cache.set('k', 'new');

@@ -2,7 +2,7 @@
 // file-backed cache, and every error of its options and its file.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
@@ -160,6 +160,22 @@ test('a file system without room is ERR_ARENA_ALLOC, and leaves no file behind',
     assert.equal(error.code, 'ERR_ARENA_ALLOC');
     assert.match(error.message, /^could not allocate 16777216 bytes for arena file .*big\.arena \(ENOSPC: no space left on device, posix_fallocate\); free space on its file system or lower options\.memoryBytes$/);
     assert.equal(error.cause.code, 'ENOSPC');
+    return true;
+  });
+  assert.throws(() => statSync(path), { code: 'ENOENT' });
+  // A file system without a page left: even the magic, written first, does not fit.
+  const filler = `${mountPoint}/filler`;
+  const fd = openSync(filler, 'w');
+  try {
+    for (;;) writeSync(fd, Buffer.alloc(64 * 1024));
+  } catch (error) {
+    assert.equal(error.code, 'ENOSPC');
+  } finally {
+    closeSync(fd);
+  }
+  assert.throws(() => SharedCache.open(path, { memoryBytes: MiB }), (error) => {
+    assert.equal(error.code, 'ERR_ARENA_ALLOC');
+    assert.match(error.message, /^could not write the magic of arena file .*big\.arena \(ENOSPC: no space left on device, write\); free space on its file system$/);
     return true;
   });
   assert.throws(() => statSync(path), { code: 'ENOENT' });

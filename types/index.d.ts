@@ -229,11 +229,11 @@ export interface SharedCacheOpenSettings extends SharedCacheSettings, ArenaFileO
 export type SharedCacheOpenOptions = SharedCacheOpenSettings &
   (
     | {
-        /** Replace whatever the file holds with a new, empty cache (needs memoryBytes). Default: false. */
+        /** Replace the arena the file holds (any version, options or damage) with a new, empty cache (needs memoryBytes); a file that is not an arena is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset?: false | undefined;
       }
     | {
-        /** Replace whatever the file holds with a new, empty cache (needs memoryBytes). Default: false. */
+        /** Replace the arena the file holds (any version, options or damage) with a new, empty cache (needs memoryBytes); a file that is not an arena is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset: true;
         memoryBytes: number;
       }
@@ -590,7 +590,10 @@ export declare class SharedCache<K extends CacheKey = CacheKey, V = unknown> imp
 
   /**
    * Closes this instance (further calls throw ERR_CACHE_CLOSED); other
-   * instances and the entries stay. Calling it again does nothing.
+   * instances and the entries stay. Its pending fetch() calls reject at once
+   * with ERR_CACHE_CLOSED and its loaders' signals abort; callers waiting
+   * for those loads in other threads or processes load the key themselves.
+   * Calling it again does nothing.
    */
   close(): void;
 
@@ -631,11 +634,11 @@ export interface BlockStoreOpenSettings extends ArenaFileOptions {
 export type BlockStoreOpenOptions = BlockStoreOpenSettings &
   (
     | {
-        /** Replace whatever the file holds with a new, empty store (needs memoryBytes). Default: false. */
+        /** Replace the block store the file holds (any version, options or damage) with a new, empty store (needs memoryBytes); a file that is not a block store is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset?: false | undefined;
       }
     | {
-        /** Replace whatever the file holds with a new, empty store (needs memoryBytes). Default: false. */
+        /** Replace the block store the file holds (any version, options or damage) with a new, empty store (needs memoryBytes); a file that is not a block store is refused (ERR_ARENA_NOT_ARENA), never replaced. Default: false. */
         reset: true;
         memoryBytes: number;
       }

@@ -8,7 +8,10 @@
 //
 //   1. Open the file without following a symlink (creating it with
 //      options.mode, 0600 by default, when asked to create), and check that
-//      it is a regular file owned by this user that nobody else may write.
+//      it is a regular file owned by this user that nobody else may write,
+//      and that it is empty or starts with the arena's magic: a file of any
+//      other kind is refused and never written, reset or not (a wrong path
+//      must not destroy a config file; root could otherwise wipe /etc/passwd).
 //   2. Try to take the lock exclusively. Whoever gets it is the only process
 //      with the file open: it may create or reset the arena (sizing the file
 //      and allocating its blocks before mapping, so nothing is ever mapped
@@ -18,9 +21,11 @@
 //   3. Everyone else waits (bounded) for a shared lock, which is granted
 //      once any exclusive holder has finished, then maps and validates.
 //
-// A file is never shrunk: only a sole user resets it.
+// A file is never shrunk: only a sole user resets it. A new or reset arena
+// gets its magic (durably) before anything else, so that what a crash leaves
+// of it is still recognisably ours (see writeMagic).
 
-import { readSync, unlinkSync } from 'node:fs';
+import { fdatasyncSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../errors.js';
 import {
   fileClose,
@@ -37,6 +42,7 @@ import {
   POPULATE_WRITE,
 } from '../native/mapped-file.js';
 import { Arena } from './arena.js';
+import { BLOCKS_MAGIC } from './block-layout.js';
 import { HEADER_BYTES, MAGIC } from './layout.js';
 import { mappedArenaOptions } from './mapped-options.js';
 
@@ -44,6 +50,8 @@ import { mappedArenaOptions } from './mapped-options.js';
 export const OPEN_WAIT_MS = 10_000;
 const FEATURE = 'SharedCache.open()';
 const HEADER_CODES = new Set([codes.ERR_ARENA_NOT_ARENA, codes.ERR_ARENA_VERSION, codes.ERR_ARENA_TRUNCATED, codes.ERR_ARENA_CORRUPT]);
+/** The advice for an arena that cannot be used as it is; never given for a file that is not an arena (see notArena). */
+const RESET_HINT = 'open it with { reset: true } to replace it with a new arena';
 const SPACE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'ENOMEM']);
 /**
  * Mode bits that let group or others write: a file with any of them is
@@ -107,19 +115,72 @@ function lockShared(path, fd) {
   }
 }
 
-/** True when the file has no arena header at all: new, or its creation never finished. */
-/** Whether the open file `fd` starts with the arena magic `magic`. */
-function startsWithMagic(fd, magic) {
-  const bytes = Buffer.alloc(4);
-  return readSync(fd, bytes, 0, 4, 0) === 4 && bytes.readUInt32LE(0) === magic >>> 0;
+/** Names of the arena kinds a file may hold, by magic, for the message that refuses another kind. */
+const KIND_NAMES = new Map([
+  [MAGIC >>> 0, 'SharedCache'],
+  [BLOCKS_MAGIC >>> 0, 'BlockStore'],
+]);
+
+/**
+ * What an existing file holds, from its first bytes:
+ *   'empty'      nothing (new, or emptied by a reset that went no further);
+ *   'unfinished' the magic followed by zeros: a creation or reset that
+ *                stopped before the header was written (see writeMagic);
+ *   'arena'      the magic and more, sound or not (attach() tells);
+ *   'foreign'    anything else: another kind of file, which open() must
+ *                never overwrite, whatever options.reset says.
+ * `first` is the file's first 32-bit word (little-endian), or -1 if it is shorter.
+ * @returns {{ content: 'empty' | 'unfinished' | 'arena' | 'foreign', first: number }}
+ */
+function contentOf(fd, size, magic) {
+  if (size === 0) return { content: 'empty', first: -1 };
+  const head = Buffer.alloc(Math.min(size, HEADER_BYTES));
+  const read = readSync(fd, head, 0, head.length, 0);
+  if (read < 4) return { content: 'foreign', first: -1 };
+  const first = head.readUInt32LE(0);
+  if (first !== magic >>> 0) return { content: 'foreign', first };
+  // Every header written by kind.create has a version word, so a real
+  // arena is never the magic followed by zeros, however damaged.
+  return { content: head.subarray(4, read).every((byte) => byte === 0) ? 'unfinished' : 'arena', first };
 }
 
-function headerIsBlank(fd, size) {
-  if (size === 0) return true;
-  if (size < HEADER_BYTES) return false;
-  const header = Buffer.alloc(HEADER_BYTES);
-  readSync(fd, header, 0, HEADER_BYTES, 0);
-  return header.every((byte) => byte === 0);
+/**
+ * ERR_ARENA_NOT_ARENA for a file that is not an arena of `magic`'s kind
+ * (see contentOf). The message names what the file is when it is another
+ * kind of arena, and never suggests a reset, which refuses it too.
+ */
+function notArena(path, size, first, magic) {
+  const expected = `0x${(magic >>> 0).toString(16)}`;
+  let found;
+  if (first < 0) found = `its ${size} bytes do not hold the magic ${expected}`;
+  else if (KIND_NAMES.has(first)) found = `it is a ${KIND_NAMES.get(first)} arena`;
+  else found = `it starts with 0x${first.toString(16).padStart(8, '0')}, not the magic ${expected}`;
+  return new ArenaCacheError(
+    codes.ERR_ARENA_NOT_ARENA,
+    `arena file ${path} is not a ${KIND_NAMES.get(magic >>> 0)} arena (${found}); open() never overwrites another kind of file: remove it or choose another path`,
+  );
+}
+
+/**
+ * Writes the magic at the start of the empty file `fd`, durably, before it
+ * is grown and its header written: whatever a crash (of the process or the
+ * machine) leaves from then on starts with the magic, so the next open()
+ * knows the file for one of its own unfinished creations ('unfinished' in
+ * contentOf), while a file that does not start with the magic is never
+ * taken for one and overwritten.
+ */
+function writeMagic(path, fd, magic) {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32LE(magic >>> 0, 0);
+  try {
+    writeSync(fd, bytes, 0, 4, 0);
+    fdatasyncSync(fd);
+  } catch (cause) {
+    if (SPACE_ERRORS.has(cause.code)) {
+      throw new ArenaCacheError(codes.ERR_ARENA_ALLOC, `could not write the magic of arena file ${path} (${cause.message}); free space on its file system`, { cause });
+    }
+    throw fileError(path, 'write', cause);
+  }
 }
 
 function resize(path, fd, bytes) {
@@ -153,9 +214,9 @@ function attach(path, kind, buffer) {
     return kind.attach(buffer, mappedArenaOptions(buffer));
   } catch (cause) {
     if (!HEADER_CODES.has(cause?.code)) throw cause;
-    throw new ArenaCacheError(cause.code, `arena file ${path}: ${cause.message}; open it with { reset: true } to replace it with a new arena`, {
-      cause,
-    });
+    // Only a file that starts with the magic gets here (see contentOf): an
+    // arena of another version or a damaged one, which a reset may replace.
+    throw new ArenaCacheError(cause.code, `arena file ${path}: ${cause.message}; ${RESET_HINT}`, { cause });
   }
 }
 
@@ -186,7 +247,8 @@ export const CACHE_ARENA = Object.freeze({
  * @param {{ plan: null | (() => { memoryBytes: number }), reset: boolean, mode: number, populate: boolean, kind?: ArenaKind }} options
  *   `plan` lays out a new arena (null: the caller gave no memoryBytes, so the
  *   file must hold one already) and is handed to kind.create; `reset`
- *   replaces whatever the file holds; `kind` says what the arena is.
+ *   replaces the arena the file holds (never a file that is not one: see
+ *   contentOf); `kind` says what the arena is.
  * @returns {{ arena: object, created: boolean, recovered: number }}
  *   The mapping counts one user (see mappingRelease) and owns the file.
  */
@@ -195,6 +257,17 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
   let buffer = null;
   try {
     checkFile(path, fileStat(fd), created);
+    // Another kind of file is refused before any lock is waited for, so that
+    // it gets its own code even while a program of its own holds a lock on
+    // it. Without the lock this can be a file another opener is creating or
+    // resetting: that one is empty or starts with the magic at every moment
+    // (see writeMagic), except the zeros an older arenacache version leaves
+    // while it creates, which are left to the check under the lock.
+    if (!created) {
+      const size = fileStat(fd).size;
+      const { content, first } = contentOf(fd, size, kind.magic);
+      if (content === 'foreign' && first > 0) throw notArena(path, size, first, kind.magic);
+    }
     const sole = fileLock(fd, LOCK_EXCLUSIVE, false);
     if (!sole) {
       if (reset) {
@@ -203,26 +276,34 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind = CACHE_
       lockShared(path, fd);
     }
     const size = fileStat(fd).size;
-    const fresh = sole && (reset || created || headerIsBlank(fd, size));
+    // Under the lock, what the file holds cannot change under us (a file
+    // we just created is empty). A reset replaces only what is an arena
+    // already, or none yet: never another kind of file.
+    const { content, first } = created ? { content: 'empty', first: -1 } : contentOf(fd, size, kind.magic);
+    if (content === 'foreign') throw notArena(path, size, first, kind.magic);
+    const blank = content === 'empty' || content === 'unfinished';
+    if (blank && plan === null) {
+      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} holds no arena yet; pass options.memoryBytes to create one`);
+    }
+    if (blank && !sole) {
+      throw new ArenaCacheError(codes.ERR_ARENA_BUSY, `arena file ${path} holds no arena yet, and another process (or another open() in this one) has it open; only a sole user creates it, so open it again once they are done`);
+    }
+    const fresh = sole && (reset || blank);
     let arena;
     let recovered = 0;
     if (fresh) {
-      if (plan === null) {
-        throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} holds no arena yet; pass options.memoryBytes to create one`);
-      }
       const planned = plan();
-      // Drop the old contents (a reset), then size and allocate: all zeros.
+      // Drop the old contents (a reset), mark the file as ours, then size
+      // and allocate: all zeros past the magic.
       if (size > 0) resize(path, fd, 0);
+      writeMagic(path, fd, kind.magic);
       resize(path, fd, planned.memoryBytes);
       buffer = map(path, fd, planned.memoryBytes, populate ? POPULATE_WRITE : POPULATE_NONE);
       arena = kind.create(buffer, planned, mappedArenaOptions(buffer));
     } else {
       if (size < HEADER_BYTES) {
-        // Cut short (its magic is there) or something else altogether.
-        throw new ArenaCacheError(
-          size < 16 || !startsWithMagic(fd, kind.magic) ? codes.ERR_ARENA_NOT_ARENA : codes.ERR_ARENA_TRUNCATED,
-          `arena file ${path} is ${size} bytes, too small for an arena header; open it with { reset: true } to replace it with a new arena`,
-        );
+        // The magic is there (contentOf), the rest of the header is not.
+        throw new ArenaCacheError(codes.ERR_ARENA_TRUNCATED, `arena file ${path} is ${size} bytes, too small for an arena header; ${RESET_HINT}`);
       }
       buffer = map(path, fd, size, populate ? POPULATE_READ : POPULATE_NONE);
       arena = attach(path, kind, buffer);

@@ -33,6 +33,11 @@ const F_OUTCOME = 4;
 const F_OUTCOME_GENERATION = 5;
 const F_HOLDING = 6;
 const F64_STARTED = 4;
+/**
+ * No outcome: the loader gave its holding up unfinished (its cache instance
+ * was closed). Waiters find no value and no error, and claim the key again.
+ */
+export const OUTCOME_NONE = 0;
 export const OUTCOME_OK = 1;
 export const OUTCOME_ERROR = 2;
 export const OUTCOME_UNCACHED = 3;
@@ -97,8 +102,8 @@ export class FlightTable {
 
   /**
    * The loader of `holding` (see claim) is done (OUTCOME_OK: it stored the
-   * value; OUTCOME_UNCACHED: the value was too large to store): free the
-   * slot and wake the waiters.
+   * value; OUTCOME_UNCACHED: the value was too large to store; OUTCOME_NONE:
+   * it gave up, see fetcher.js): free the slot and wake the waiters.
    */
   complete(slot, holding, outcome = OUTCOME_OK) {
     if (this.holds(slot, holding)) this.release(slot, outcome);

@@ -18,9 +18,15 @@
 // value it may still return is dropped. A loader whose thread cannot even
 // run its timer (a blocked event loop) is taken over by one waiter once
 // it is overdue by another fetchTimeoutMs.
+//
+// close() of the instance ends its part at once: its pending fetch() calls
+// reject with its ERR_CACHE_CLOSED, its loaders' signals abort, and every
+// claim it holds is given back unfinished (OUTCOME_NONE), before the mapping
+// can go, so that waiters in other threads and processes claim the key and
+// load it themselves instead of waiting out fetchTimeoutMs.
 
 import { ArenaCacheError, codes } from '../errors.js';
-import { OUTCOME_OK, OUTCOME_UNCACHED } from '../arena/flights.js';
+import { OUTCOME_NONE, OUTCOME_OK, OUTCOME_UNCACHED } from '../arena/flights.js';
 import { STAT } from '../arena/thread-stats.js';
 import { fetchStarted, publishFetch } from './diagnostics.js';
 
@@ -36,6 +42,7 @@ const MAX_ROUNDS = 8;
  *   dropIfLapsed(key: unknown): void,
  *   closedSignal: AbortSignal,
  * }} FetchPort
+ * closedSignal aborts at close(), with the ERR_CACHE_CLOSED pending calls reject with.
  */
 
 function timeoutError(timeoutMs) {
@@ -79,6 +86,41 @@ export class Fetcher {
     this.timeoutMs = timeoutMs;
     /** Loads in flight in this thread (refreshes included), by key identity: see track(). */
     this.local = new Map();
+    /**
+     * What close() ends at once: one callback per pending call and running
+     * loader. A Set and one listener rather than a listener each: an
+     * AbortSignal warns past 10 listeners and scans them on every add.
+     * @type {Set<() => void>}
+     */
+    this.closers = new Set();
+    cache.closedSignal.addEventListener(
+      'abort',
+      () => {
+        for (const close of this.closers) close();
+        this.closers.clear();
+      },
+      { once: true },
+    );
+  }
+
+  /** `promise`, or a rejection with the instance's ERR_CACHE_CLOSED as soon as close() is called. */
+  untilClosed(promise) {
+    const closed = this.cache.closedSignal;
+    if (closed.aborted) return Promise.reject(closed.reason);
+    return new Promise((resolve, reject) => {
+      const close = () => reject(closed.reason);
+      this.closers.add(close);
+      promise.then(
+        (value) => {
+          this.closers.delete(close);
+          resolve(value);
+        },
+        (error) => {
+          this.closers.delete(close);
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
@@ -107,12 +149,15 @@ export class Fetcher {
       }
     }
     const flight = this.local.get(keyId) ?? this.track(keyId, (started) => this.load(key, hash, loader, o, stale, started));
+    const closed = this.cache.closedSignal;
     let value;
     try {
-      value = await untilAborted(flight.promise, o.signal);
+      // close() rejects this call at once, whatever the load it joined is doing.
+      value = await untilAborted(this.untilClosed(flight.promise), o.signal);
     } catch (error) {
       const aborted = o.signal?.aborted === true && error === o.signal.reason;
-      if (stale !== undefined && o.allowStaleOnFetchRejection && !aborted) {
+      // A closed instance answers nothing more, not even a stale value.
+      if (stale !== undefined && o.allowStaleOnFetchRejection && !aborted && !(closed.aborted && error === closed.reason)) {
         this.counters[STAT.fetchStale]++;
         publishFetch(key, 'stale-on-error', startedAt, error);
         return stale;
@@ -165,7 +210,7 @@ export class Fetcher {
       if (claim.role === 'loader') return this.runLoader(key, loader, o, claim, stale);
       const { slot, generation } = claim;
       this.counters[STAT.fetchWaits]++;
-      const outcome = await this.flights.wait(slot, generation, overdueMs + 50);
+      const outcome = await this.waitForFlight(slot, generation, overdueMs + 50);
       const value = this.cache.read(key, false);
       if (value !== undefined) {
         flight.waited = true;
@@ -188,15 +233,50 @@ export class Fetcher {
   }
 
   /**
+   * flights.wait(slot, generation, ms), in steps of the table's poll
+   * interval so that a close() of this instance ends the wait within one
+   * step (rejecting with its reason): a wait left running would keep the
+   * thread's event loop alive (see FlightTable#wait) for up to twice
+   * fetchTimeoutMs after close().
+   */
+  async waitForFlight(slot, generation, ms) {
+    const closed = this.cache.closedSignal;
+    const deadline = performance.now() + ms;
+    for (;;) {
+      const outcome = await this.flights.wait(slot, generation, Math.min(deadline - performance.now(), this.flights.pollMs));
+      if (closed.aborted) throw closed.reason;
+      if (outcome !== 'timeout' || performance.now() >= deadline) return outcome;
+    }
+  }
+
+  /**
    * Runs the loader (with `claim`, as the key's claimed loader) and stores
    * its value; a value too large to store is returned all the same.
    */
   async runLoader(key, loader, o, claim, stale) {
     const counters = this.counters;
-    counters[STAT.fetchLoads]++;
+    const closed = this.cache.closedSignal;
     const controller = new AbortController();
-    const onClose = () => controller.abort(this.cache.closedSignal.reason);
-    this.cache.closedSignal.addEventListener('abort', onClose, { once: true });
+    /** @type {(reason: unknown) => void} */
+    let rejectClosing = () => {};
+    // Settles only by rejecting, at close().
+    const closing = new Promise((resolve, reject) => {
+      rejectClosing = reject;
+    });
+    const onClose = () => {
+      // The claim goes first, while the arena is still mapped (close()
+      // releases the mapping right after aborting closedSignal): waiters
+      // elsewhere wake, find no value and no error, and load themselves.
+      if (claim !== null) this.flights.complete(claim.slot, claim.holding, OUTCOME_NONE);
+      controller.abort(closed.reason);
+      rejectClosing(closed.reason);
+    };
+    if (closed.aborted) {
+      onClose();
+      return closing;
+    }
+    counters[STAT.fetchLoads]++;
+    this.closers.add(onClose);
     let timer;
     const timedOut = new Promise((resolve, reject) => {
       timer = setTimeout(() => {
@@ -208,7 +288,7 @@ export class Fetcher {
     let value;
     let stored;
     try {
-      value = await Promise.race([loader(key, { signal: controller.signal, staleValue: stale, context: o.context }), timedOut]);
+      value = await Promise.race([loader(key, { signal: controller.signal, staleValue: stale, context: o.context }), timedOut, closing]);
       if (value === undefined) {
         throw new TypeError('the fetch() loader returned undefined; return a value to cache (null is one), or throw to fail');
       }
@@ -217,6 +297,9 @@ export class Fetcher {
       if (claim !== null && !this.flights.holds(claim.slot, claim.holding)) return value;
       stored = this.cache.store(key, value, o.setOptions);
     } catch (error) {
+      // After close() nothing is a failure of the load (the instance is
+      // closing it): not counted, and the claim was given back (onClose).
+      if (closed.aborted) throw error;
       counters[error?.code === codes.ERR_FETCH_TIMEOUT && controller.signal.reason === error ? STAT.fetchTimeouts : STAT.fetchErrors]++;
       if (claim !== null) this.flights.fail(claim.slot, claim.holding, error);
       // As lru-cache: a stale value whose refresh failed goes, unless the caller keeps it.
@@ -224,7 +307,7 @@ export class Fetcher {
       throw error;
     } finally {
       clearTimeout(timer);
-      this.cache.closedSignal.removeEventListener('abort', onClose);
+      this.closers.delete(onClose);
     }
     if (!stored) counters[STAT.fetchUncached]++;
     if (claim !== null) this.flights.complete(claim.slot, claim.holding, stored ? OUTCOME_OK : OUTCOME_UNCACHED);

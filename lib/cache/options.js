@@ -129,7 +129,7 @@ export function resolveAttachOptions(options) {
 /** The options of `SharedCache.open(path, options)` beyond those of the constructor. */
 export const OPEN_DEFAULTS = Object.freeze({
   ...DEFAULTS,
-  /** Replace whatever the file holds with a new, empty arena (needs memoryBytes, and no other process using it). */
+  /** Replace the arena the file holds with a new, empty one (needs memoryBytes, and no other process using it); never a file that is not an arena. */
   reset: false,
   /** File mode of a new arena file. */
   mode: 0o600,

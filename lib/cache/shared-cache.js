@@ -819,16 +819,22 @@ export class SharedCache {
 
   /**
    * Closes this instance: stops its sweeper timer (another thread takes the
-   * sweeping over) and makes further calls throw ERR_CACHE_CLOSED. Other
-   * threads' instances and the entries are not affected. For a file-backed
-   * cache, the last instance of this process to close unmaps the file.
+   * sweeping over) and makes further calls throw ERR_CACHE_CLOSED. Its
+   * pending fetch() calls reject at once with ERR_CACHE_CLOSED, its loaders'
+   * signals abort, and the keys it was loading are given back, so that
+   * callers waiting for them elsewhere load them themselves. Other threads'
+   * instances and the entries are not affected. For a file-backed cache, the
+   * last instance of this process to close unmaps the file.
    */
   close() {
     if (this.#closed) return;
     this.#closed = true;
     this.#sweepTimer?.stop();
     this.#sweepTimer = null;
-    // Loaders still running learn it through their signal; what they return is not stored.
+    // Pending fetches reject and loaders still running learn it through
+    // their signal (what they return is not stored). This comes before the
+    // mapping is released below: the fetcher gives the flights this instance
+    // holds back in the arena, where waiters in other processes see it.
     this.#closing?.abort(closedError());
     // The bus sends what is waiting, then stops; nothing more to apply here.
     this.#bus?.close().catch(() => {});
