@@ -516,7 +516,10 @@ Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
   const int error = errno;
   close(mappingFd);
   if (result != 0) return ThrowFsError(env, error, "fcntl(F_OFD_GETLK)");
-  return Napi::Boolean::New(env, lock.l_type != F_UNLCK);
+  // Only a write lock is an owner's (livenessHold takes nothing else). A
+  // read lock is anyone's who may read the file (a group- or
+  // world-readable arena): it must not make a dead owner look alive.
+  return Napi::Boolean::New(env, lock.l_type == F_WRLCK);
 }
 
 }  // namespace arenacache
