@@ -13,7 +13,7 @@ import path from 'node:path';
 import { setImmediate as yieldNow, setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SharedCache } from '../lib/index.js';
+import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { coarseTimesMount } from './helpers/coarse-times.js';
 import { tempDir } from './helpers/fs-tree.js';
@@ -262,4 +262,31 @@ test('over an InodeFS, whose every change gets new times, a file is cached at on
   await ifs.writeFile('/f', 'just written');
   for (let i = 0; i < 3; i++) assert.equal(await cfs.readFile('f', 'utf8'), 'just written');
   assert.deepEqual([cfs.stats().readHits, cfs.stats().racyReads], [2, 0]);
+});
+
+test('write-back: a same-size write in the same millisecond as the one before is never hidden by a read in flight', async (t) => {
+  const root = tempDir(t);
+  const blocks = new BlockStore({ memoryBytes: MiB, blockBytes: 4096 });
+  const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB }), blocks, writeMode: 'write-back', validateMs: 0, flushIntervalMs: 0 });
+  await cfs.writeFile('f', 'v000');
+  let sameMillisecond = 0;
+  const wrong = [];
+  for (let i = 1; i <= 100; i++) {
+    const started = Date.now();
+    // A dirty version is named by its size and the millisecond of its write:
+    // the read in flight finds the first version's record, and the store
+    // naming the second, of the same size and millisecond, when it checks.
+    await cfs.writeFile('f', `a${String(i).padStart(3, '0')}`);
+    const reading = cfs.readFile('f', 'utf8');
+    await cfs.writeFile('f', `b${String(i).padStart(3, '0')}`);
+    if (Date.now() === started) sameMillisecond++;
+    await reading;
+    const read = await cfs.readFile('f', 'utf8');
+    if (read !== `b${String(i).padStart(3, '0')}`) wrong.push(read);
+  }
+  // Flushed before the tree goes (an after hook would run after tempDir's).
+  await cfs.close();
+  blocks.close();
+  assert.ok(sameMillisecond > 0, 'some pairs of writes fell in one millisecond');
+  assert.deepEqual(wrong, [], `${wrong.length} reads after the second write of a pair were not it (${sameMillisecond} pairs in one millisecond)`);
 });

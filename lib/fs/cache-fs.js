@@ -747,7 +747,15 @@ export class CacheFS extends EventEmitter {
     return this.#writeBack.state(key, (name) => {
       if (name === null) return undefined;
       const record = dirtyVersion(disk, name.size, name.mtimeMs, disk.checkedAt);
-      if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino) record.nonce = cached.nonce;
+      // A dirty version is stamped with the millisecond of its write (Date.now()
+      // under the file's lock): another write of the same size in the same
+      // millisecond has the same name, so the cached data is trusted only if
+      // it was cached in a later millisecond than its version's stamp, when
+      // any later write is stamped later (the racily clean rule, racy.js, at
+      // a clock of 1 ms). Otherwise it is read again from the store.
+      if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino && cached.checkedAt > cached.mtimeMs) {
+        record.nonce = cached.nonce;
+      }
       this.#setRecord(this.#keys.recordKey(key), record);
       return record;
     });
