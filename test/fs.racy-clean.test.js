@@ -21,6 +21,7 @@ import { openFs } from './helpers/inode-fs.js';
 import { untilCacheable } from './helpers/racy.js';
 import { versionContent, versionOf } from './helpers/versioned-content.js';
 import { KiB, MiB } from './helpers/units.js';
+import { CLOCK_MARGIN_MS, COARSE_GRANULARITY_MS, FINE_GRANULARITY_MS, isRacy } from '../lib/fs/racy.js';
 
 const writer = fileURLToPath(new URL('./fixtures/inplace-writer.js', import.meta.url));
 
@@ -191,11 +192,12 @@ test('with 1 s timestamps, a change within the tick of what CacheFS wrote, cache
 
 test('a file read just after it changed is served from the disk and not kept; once its stamps are old enough it is cached', async (t) => {
   const root = tempDir(t);
-  // Checking every call, and trusting what it keeps for a minute: neither keeps a racy version.
-  const instances = [0, 60_000].map((validateMs) => new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB }), validateMs }));
+  // Checking every call, and trusting what it keeps for a minute: neither
+  // keeps a racy version. A window of a second, so that a loaded machine
+  // still reads within it.
+  const instances = [0, 60_000].map((validateMs) => new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB }), validateMs, timestampGranularityMs: 1000 }));
   t.after(() => Promise.all(instances.map((cfs) => cfs.close())));
   writeFileSync(path.join(root, 'f'), 'fresh');
-  // All within the window of any file system (50 ms at the finest).
   for (const cfs of instances) {
     assert.equal(await cfs.readFile('f', 'utf8'), 'fresh');
     assert.equal(cfs.readFileSync('f', 'utf8'), 'fresh');
@@ -204,13 +206,38 @@ test('a file read just after it changed is served from the disk and not kept; on
     const { readHits, readMisses, racyReads } = cfs.stats();
     assert.deepEqual({ readHits, readMisses, racyReads }, { readHits: 0, readMisses: 2, racyReads: 2 });
   }
-  await untilCacheable(path.join(root, 'f'));
+  while (isRacy(statSync(path.join(root, 'f')), Date.now(), 1000)) await sleep(20);
   for (const cfs of instances) {
     assert.equal(await cfs.readFile('f', 'utf8'), 'fresh');
     assert.equal(await cfs.readFile('f', 'utf8'), 'fresh');
     const { readHits, readMisses, racyReads } = cfs.stats();
     assert.deepEqual({ readHits, readMisses, racyReads }, { readHits: 1, readMisses: 3, racyReads: 2 });
   }
+});
+
+test('the window is judged per file from its ctime: whole seconds (or 10 ms steps) are coarse, anything else fine', () => {
+  const at = 1_800_000_000_000;
+  const window = (granularity) => granularity + CLOCK_MARGIN_MS;
+  const stamped = (ctimeMs, mtimeMs = ctimeMs) => ({ ctimeMs, mtimeMs });
+  // A fine stamp (sub-10 ms digits): racy within 50 ms of the read, not after.
+  const fine = at - 7.123456;
+  assert.equal(isRacy(stamped(fine), fine + window(FINE_GRANULARITY_MS), 0), true);
+  assert.equal(isRacy(stamped(fine), fine + window(FINE_GRANULARITY_MS) + 1, 0), false);
+  // Whole seconds (ext2, ext4 with 128-byte inodes), FAT's two seconds, exFAT's 10 ms: about 2 s.
+  for (const coarse of [at - 1000, at - 2000, at - 30]) {
+    assert.equal(isRacy(stamped(coarse), coarse + window(COARSE_GRANULARITY_MS), 0), true, `ctime ${coarse}`);
+    assert.equal(isRacy(stamped(coarse), coarse + window(COARSE_GRANULARITY_MS) + 1, 0), false, `ctime ${coarse}`);
+  }
+  // The later of mtime and ctime counts; a stamp after the read is racy whatever its distance.
+  assert.equal(isRacy(stamped(fine - 10_000, fine), fine + 40, 0), true);
+  assert.equal(isRacy(stamped(fine - 10_000, at + 3_600_000), at, 0), true);
+  assert.equal(isRacy(stamped(at + 3_600_000.5), at, 0), true);
+  // options.timestampGranularityMs raises both; it never lowers them.
+  assert.equal(isRacy(stamped(fine), fine + 500, 1000), true);
+  assert.equal(isRacy(stamped(fine), fine + 1031, 1000), false);
+  assert.equal(isRacy(stamped(at - 1000), at + 100, 5), true);
+  // A stamp that is not a number is never trusted.
+  assert.equal(isRacy(stamped(Number.NaN), at, 0), true);
 });
 
 test('an append never caches the cached bytes plus its own: another program may have rewritten them at the same size', async (t) => {
