@@ -75,7 +75,15 @@ test('with 1 s timestamps, files rewritten in place by another process are never
   let writing = true;
   const exited = once(child, 'exit').finally(() => (writing = false));
   t.after(() => child.kill());
+  // For comparison: node:fs's own reads of the same files meanwhile.
+  const plain = { reads: 0, torn: 0 };
   for (let round = 0; writing; round++) {
+    for (let file = 0; file < COUNT; file++) {
+      for (let again = 0; again < 2; again++) {
+        plain.reads++;
+        if (versionOf(file, readFileSync(path.join(root, `f${file}`)), SIZE, expected[file]) === -1) plain.torn++;
+      }
+    }
     for (const reader of readers) {
       for (let file = 0; file < COUNT; file++) {
         if (reader.reload && round % 2 === 0) reader.cfs.invalidate([`f${file}`]);
@@ -115,6 +123,7 @@ test('with 1 s timestamps, files rewritten in place by another process are never
   }
 
   t.diagnostic(`writer: ${writes} in-place writes, ${versions} versions of ${COUNT} files in ${WRITE_MS} ms`);
+  t.diagnostic(`node:fs readFileSync meanwhile: ${plain.reads} reads, ${plain.torn} torn`);
   for (const { name, reads, hits, tornHits, tornFromDisk, wrongAfterStop, resumed } of readers) {
     t.diagnostic(`${name}: ${reads} reads, ${hits} from the cache, ${tornHits} torn from the cache, ${tornFromDisk} torn reads of the disk while it was written, ${wrongAfterStop.length} wrong after the stop, ${resumed}/${COUNT} cached again`);
   }
