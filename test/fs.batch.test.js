@@ -6,11 +6,13 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { untilCacheable } from './helpers/racy.js';
 
 async function setup(t) {
   const root = tempDir(t);
   mkdirSync(path.join(root, 'css/themes'), { recursive: true });
   for (const file of ['css/a.css', 'css/themes/dark.css', 'css/notes.txt', 'index.html']) writeFileSync(path.join(root, file), file);
+  await untilCacheable(root);
   // A long validateMs: only invalidate() makes a change behind the cache's back visible.
   const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * 2 ** 20 }), validateMs: 600_000 });
   await (await cfs.warmDir('', { recursive: true })).finished;
@@ -59,6 +61,7 @@ test('registerMetrics exposes a CacheFS\'s counters in a prom-client registry be
   const { Registry } = await import('prom-client');
   const root = tempDir(t);
   writeFileSync(path.join(root, 'a.txt'), 'aaa');
+  await untilCacheable(root);
   const cache = new SharedCache({ memoryBytes: 4 * 2 ** 20 });
   const cfs = new CacheFS({ root, cache });
   const registry = new Registry();

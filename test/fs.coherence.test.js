@@ -12,12 +12,14 @@ import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { untilCacheable } from './helpers/racy.js';
 import { MiB } from './helpers/units.js';
 
 test('with validateMs 0 every read sees changes made by another program', async (t) => {
   const root = tempDir(t);
   const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB }), validateMs: 0 });
   writeFileSync(path.join(root, 'f'), 'version one');
+  await untilCacheable(root);
   assert.equal(await cfs.readFile('f', 'utf8'), 'version one');
   assert.equal(await cfs.readFile('f', 'utf8'), 'version one');
   assert.equal(cfs.stats().readHits, 1);
@@ -36,6 +38,7 @@ test('within validateMs cached data is served without touching the disk; after i
   const root = tempDir(t);
   const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB }), validateMs: 150 });
   writeFileSync(path.join(root, 'f'), 'old contents');
+  await untilCacheable(root);
   assert.equal(await cfs.readFile('f', 'utf8'), 'old contents');
   writeFileSync(path.join(root, 'f'), 'new contents, longer');
   assert.equal(await cfs.readFile('f', 'utf8'), 'old contents', 'the documented trade-off: trusted for validateMs');
@@ -49,6 +52,7 @@ test('a large file is cached in blocks; an evicted block makes the next read go 
   const big = Buffer.alloc(3 * MiB + 12345);
   for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >>> 12)) & 0xff;
   writeFileSync(path.join(root, 'big.bin'), big);
+  await untilCacheable(root);
   const cache = new SharedCache({ memoryBytes: 16 * MiB });
   const cfs = new CacheFS({ root, cache, blockBytes: 64 * 1024 });
   assert.ok((await cfs.readFile('big.bin')).equals(big));
@@ -65,6 +69,7 @@ test('a large file is cached in blocks; an evicted block makes the next read go 
 test('a worker thread with its own CacheFS on the same cache reads what this thread cached', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'shared.txt'), 'cached once, read everywhere');
+  await untilCacheable(root);
   const cache = new SharedCache({ memoryBytes: 4 * MiB });
   const cfs = new CacheFS({ root, cache });
   await cfs.readFile('shared.txt');

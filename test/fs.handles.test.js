@@ -7,6 +7,7 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { untilCacheable } from './helpers/racy.js';
 
 function setup(t, options) {
   const root = tempDir(t);
@@ -15,7 +16,8 @@ function setup(t, options) {
 }
 
 test('reads at positions come from the cache once the file is cached; writes and truncation reach disk and cache', async (t) => {
-  const { cfs } = setup(t);
+  const { root, cfs } = setup(t);
+  await untilCacheable(root);
   await cfs.readFile('f.txt');
   const handle = await cfs.open('f.txt', 'r+');
   assert.ok(Number.isInteger(handle.fd));

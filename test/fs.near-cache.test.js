@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { untilCacheable } from './helpers/racy.js';
 import { checkValue, valueOrigin } from './helpers/checked-value.js';
 import { MiB } from './helpers/units.js';
 
@@ -20,6 +21,7 @@ const newCache = (options) => new SharedCache({ memoryBytes: 4 * MiB, ...options
 test('repeated reads of a hot file are near hits, each a private copy', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'f'), 'hot contents');
+  await untilCacheable(root);
   const cfs = new CacheFS({ root, cache: newCache(), validateMs: 60_000 });
   t.after(() => cfs.close());
   assert.equal(await cfs.readFile('f', 'utf8'), 'hot contents'); // from disk
@@ -34,6 +36,7 @@ test('repeated reads of a hot file are near hits, each a private copy', async (t
 test('a write by another instance of the same cache ends the copy at once', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'f'), 'one');
+  await untilCacheable(root);
   const cache = newCache();
   const reader = new CacheFS({ root, cache, validateMs: 60_000 });
   const writer = new CacheFS({ root, cache, validateMs: 60_000 });
@@ -48,6 +51,7 @@ test('a write by another instance of the same cache ends the copy at once', asyn
 test('invalidate() by another instance, and eviction, end the copy', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'f'), 'one');
+  await untilCacheable(root);
   const cache = newCache();
   const reader = new CacheFS({ root, cache, validateMs: 60_000 });
   const other = new CacheFS({ root, cache, validateMs: 60_000 });
@@ -71,6 +75,7 @@ test('invalidate() by another instance, and eviction, end the copy', async (t) =
 test('a copy ends when its record needs validating (validateMs)', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'f'), 'old');
+  await untilCacheable(root);
   const cfs = new CacheFS({ root, cache: newCache(), validateMs: 100 });
   t.after(() => cfs.close());
   for (let i = 0; i < 3; i++) await cfs.readFile('f');
@@ -84,6 +89,7 @@ test('no near hits with nearCacheBytes 0, or for files above 1/16 of it', async 
   const root = tempDir(t);
   writeFileSync(path.join(root, 'small'), 'x'.repeat(100));
   writeFileSync(path.join(root, 'large'), 'y'.repeat(5000));
+  await untilCacheable(root);
   const off = new CacheFS({ root, cache: newCache(), nearCacheBytes: 0 });
   const small = new CacheFS({ root, cache: newCache(), nearCacheBytes: 64 * 1024 });
   t.after(() => Promise.all([off.close(), small.close()]));
@@ -104,6 +110,7 @@ test('no near hits with nearCacheBytes 0, or for files above 1/16 of it', async 
 test('with a default ttl, copies are near hits until the entry expires, never after', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'f'), 'first');
+  await untilCacheable(root);
   const cfs = new CacheFS({ root, cache: newCache({ ttl: 300, ttlResolution: 0 }), validateMs: 60_000 });
   t.after(() => cfs.close());
   for (let i = 0; i < 4; i++) assert.equal(await cfs.readFile('f', 'utf8'), 'first');
@@ -118,6 +125,7 @@ test('with a default ttl, copies are near hits until the entry expires, never af
 test('writes to other files, in the same shard, leave a copy in place', async (t) => {
   const root = tempDir(t);
   writeFileSync(path.join(root, 'hot'), 'hot contents');
+  await untilCacheable(root);
   // One shard: every other write lands in the hot file's shard.
   const cfs = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * MiB, shards: 1 }), validateMs: 60_000 });
   t.after(() => cfs.close());
@@ -133,6 +141,7 @@ test('the budget keeps the newest copies', async (t) => {
   const root = tempDir(t);
   const text = (i) => String(i % 10).repeat(1024);
   for (let i = 0; i < 24; i++) writeFileSync(path.join(root, `f${i}`), text(i));
+  await untilCacheable(root);
   // 16 KiB hold 16 files of 1 KiB (the largest file kept: 1/16 of the budget).
   const cfs = new CacheFS({ root, cache: newCache(), nearCacheBytes: 16 * 1024, validateMs: 60_000 });
   t.after(() => cfs.close());

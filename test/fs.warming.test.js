@@ -9,6 +9,7 @@ import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
+import { untilCacheable } from './helpers/racy.js';
 
 function setup(t) {
   const root = tempDir(t);
@@ -25,6 +26,7 @@ function setup(t) {
 
 test('warm() reads the files into the cache, reporting each; a later read is a hit', async (t) => {
   const { cache, root, cfs } = setup(t);
+  await untilCacheable(root);
   const job = cfs.warm(['index.html', 'css/site.css', 'missing.txt', '../outside']);
   const progress = [];
   const failed = [];
@@ -86,6 +88,7 @@ test('warming argument errors name what was expected', (t) => {
 
 test('warmFromStats() warms the files the previous run read most, from its saved access statistics', async (t) => {
   const { root } = setup(t);
+  await untilCacheable(root);
   const statsPath = path.join(tempDir(t, 'access'), 'access.json');
   const first = new CacheFS({ root, cache: new SharedCache({ memoryBytes: 4 * 2 ** 20 }), accessStatsPath: statsPath });
   for (let i = 0; i < 5; i++) await first.readFile('index.html');

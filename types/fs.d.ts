@@ -89,6 +89,13 @@ interface CacheFSBaseOptions {
   flushIntervalMs?: number | undefined;
   /** How long cached metadata is trusted before it is checked against the disk again (ms; 0: every call). Default `1000`. */
   validateMs?: number | undefined;
+  /**
+   * The coarsest timestamp granularity to assume for the files served (ms, 0 to 86400000): a file changed
+   * less than its granularity (plus a 30 ms margin) before a read is read from the disk and not cached (the
+   * racily clean rule). CacheFS judges each file by its ctime: 2000 for whole-second stamps, 20 for finer
+   * ones; raise it by the clock skew of a file system stamped by another machine (NFS, SMB, FUSE). Default `0`.
+   */
+  timestampGranularityMs?: number | undefined;
   /** File data is cached in blocks of this many bytes (4096 to 67108864, and within one cache entry). Default `262144`. */
   blockBytes?: number | undefined;
   /** Files larger than this are read from disk and not cached (and written through in write-back mode). Default `67108864`. */
@@ -145,6 +152,8 @@ export interface CacheFSStats {
   validations: number;
   /** Files found changed behind the cache's back. */
   staleFiles: number;
+  /** readFile() calls that read a file changed too recently for its stats to show the next change: served from the disk, not cached. */
+  racyReads: number;
   /** File handle reads served from the cache. */
   handleReadHits: number;
   /** Writes kept dirty in the block store (write-back). */

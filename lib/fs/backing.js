@@ -13,6 +13,11 @@
 //   async     the same, resolving, and open(target, flags, mode), resolving
 //             to a handle with read, write, truncate, stat and close
 //   close()   (optional) lets go of what the backing holds
+//   coarseTimes  true when a change may leave a file's stats as they were
+//             (a disk file system stamps times from a clock coarser than
+//             writes): CacheFS then keeps the racily clean rule (racy.js).
+//             An InodeFS gives every change new times and loads a file in
+//             one transaction, so it leaves this out.
 // A path that would lead outside the root fails with ERR_PATH_OUTSIDE_ROOT.
 
 import { describe } from '../errors.js';

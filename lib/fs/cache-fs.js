@@ -6,7 +6,11 @@
 // the file gets data under a new name (the keys are in cache-keys.js).
 // Metadata is trusted for `validateMs`, then compared with a fresh stat
 // (inode, size, mtime, ctime): a file changed behind the cache's back gets a
-// record without data, and is read from disk again.
+// record without data, and is read from disk again. Stats tell versions
+// apart only once their stamps are older than the file system's timestamp
+// granularity: a version changed more recently than that is read from disk
+// and not cached, and cached data of one is not trusted past validateMs
+// (the racily clean rule, racy.js).
 //
 // Write-back (see write-back.js) keeps written files dirty in a BlockStore
 // that every thread shares, and publishes their records and data in the
@@ -37,6 +41,7 @@ import { AccessStats, requireAccessStats } from './access-stats.js';
 import { dataKey, dataKeyPrefix, listingKey, newNonce, RootKeys } from './cache-keys.js';
 import { checkMode, decode, mkdirOptions, readEncoding, rmOptions, toBytes, writeOptions } from '../fs-compat/arguments.js';
 import { NearCache } from './near-cache.js';
+import { isRacy } from './racy.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
 const LOAD_ATTEMPTS = 4;
@@ -58,6 +63,8 @@ export class CacheFS extends EventEmitter {
   #cache;
   #writeMode;
   #validateMs;
+  /** options.timestampGranularityMs, or null when the backing's times tell every change (an InodeFS): no racily clean rule. */
+  #minGranularityMs;
   #blockBytes;
   #maxFileBytes;
   /** @type {RootKeys} */
@@ -85,6 +92,7 @@ export class CacheFS extends EventEmitter {
     statHits: 0,
     validations: 0,
     staleFiles: 0,
+    racyReads: 0,
     handleReadHits: 0,
     writeBacks: 0,
     spilledWrites: 0,
@@ -109,6 +117,7 @@ export class CacheFS extends EventEmitter {
     this.#cache = resolved.cache;
     this.#writeMode = resolved.writeMode;
     this.#validateMs = resolved.validateMs;
+    this.#minGranularityMs = this.#root.coarseTimes === true ? resolved.timestampGranularityMs : null;
     this.#blockBytes = resolved.blockBytes;
     this.#maxFileBytes = resolved.maxFileBytes;
     this.#keys = new RootKeys(this.#cache, this.#root.id);
@@ -143,7 +152,8 @@ export class CacheFS extends EventEmitter {
 
   /**
    * Counters of this instance (reads, hits, misses, bytes, writes, stats,
-   * validations, handle reads from the cache, write-back: writes kept dirty,
+   * validations, files found changed, reads not cached because the file
+   * changed too recently, handle reads from the cache, write-back: writes kept dirty,
    * files and bytes flushed, flush errors, writes spilled to disk, lost
    * writes) and `dirtyBytes`, the dirty bytes of its block store (0 without one).
    */
@@ -491,11 +501,22 @@ export class CacheFS extends EventEmitter {
       }
     }
     counters.readMisses++;
+    // Taken before the read: the racily clean rule judges the stamps against the earliest moment the bytes may be from.
+    const readAt = Date.now();
     const { before, data, after } = yield* this.#load(key);
     // Cache only what was read from one unchanging version of the file (not a dirty version from the store).
     if (after !== undefined) {
       const loaded = statRecord(after, Date.now());
-      if (sameVersion(statRecord(before, 0), loaded) && data.length === loaded.size) this.#remember(key, loaded, data);
+      if (sameVersion(statRecord(before, 0), loaded) && data.length === loaded.size) {
+        if (!this.#racy(loaded, readAt)) {
+          this.#remember(key, loaded, data);
+        } else {
+          // Changed too recently for its stats to show the next change, and
+          // maybe read in the middle of an in-place write: served, not kept.
+          counters.racyReads++;
+          this.#setRecord(this.#keys.recordKey(key), loaded);
+        }
+      }
     }
     counters.bytesRead += data.length;
     return data;
@@ -559,9 +580,11 @@ export class CacheFS extends EventEmitter {
       // A copy: the caller may sort it, and the cache may hand out its value frozen (options.nearCache).
       if (cached !== undefined) return cached.slice();
     }
+    const listedAt = Date.now();
     const names = yield ['readdir', target];
     const after = statRecord(yield ['stat', target], Date.now());
-    if (sameVersion(record, after)) {
+    // A directory changed within its stamps' granularity may change again unseen (racy.js): its listing is not kept.
+    if (sameVersion(record, after) && !this.#racy(after, listedAt)) {
       // Like file data, a listing is named by a nonce in the directory's record.
       after.nonce = newNonce();
       this.#cache.set(listingKey(after.nonce), names);
@@ -585,9 +608,6 @@ export class CacheFS extends EventEmitter {
     }
     // A dirty version must not land on top of this write later.
     this.#flusher?.flushKey(key);
-    // What the cache holds now: an append can extend it instead of rereading.
-    const previous = append ? this.#getRecord(this.#keys.recordKey(key)) : undefined;
-    const previousBytes = previous !== undefined && isFileRecord(previous) ? this.#cachedContent(previous) : null;
     const stats = yield ['store', key, bytes, append ? 'a' : 'w', mode ?? 0o666];
     this.#counters.writes++;
     this.#counters.bytesWritten += bytes.length;
@@ -597,11 +617,13 @@ export class CacheFS extends EventEmitter {
       return;
     }
     // write-through (and write-back's large files): the cache holds what the disk holds before the call returns.
+    // An append is not: what the cache held before it may not be what the
+    // disk held (another program may have rewritten the file at the same
+    // size since it was cached), and cached bytes plus the appended ones
+    // would then be a version that never existed, with the stats of the
+    // disk's, trusted from then on. The next read loads the file.
     const record = statRecord(stats, Date.now());
-    let contents = null;
-    if (!append) contents = bytes;
-    else if (previousBytes !== null && previousBytes.length + bytes.length === record.size) contents = Buffer.concat([previousBytes, bytes]);
-    if (contents !== null && contents.length === record.size) this.#remember(key, record, contents);
+    if (!append && bytes.length === record.size) this.#remember(key, record, bytes);
     else this.#setRecord(this.#keys.recordKey(key), record);
   }
 
@@ -703,8 +725,12 @@ export class CacheFS extends EventEmitter {
     }
     // Unchanged: the record keeps naming its data. Changed behind the
     // cache's back: the fresh record names none, so the file is read again.
-    if (sameVersion(record, fresh)) fresh.nonce = record.nonce;
-    else this.#counters.staleFiles++;
+    // So is a version that was racy when its data was cached (written or
+    // flushed here within its stamps' granularity, racy.js): matching stats
+    // do not prove it unchanged. A record that kept its data here was not
+    // racy when checked, so neither is it at its new, later checkedAt.
+    if (!sameVersion(record, fresh)) this.#counters.staleFiles++;
+    else if (!this.#racy(record, record.checkedAt)) fresh.nonce = record.nonce;
     this.#setRecord(metaKey, fresh);
     return fresh;
   }
@@ -721,19 +747,41 @@ export class CacheFS extends EventEmitter {
     return this.#writeBack.state(key, (name) => {
       if (name === null) return undefined;
       const record = dirtyVersion(disk, name.size, name.mtimeMs, disk.checkedAt);
-      if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino) record.nonce = cached.nonce;
+      // A dirty version is stamped with the millisecond of its write (Date.now()
+      // under the file's lock): another write of the same size in the same
+      // millisecond has the same name, so the cached data is trusted only if
+      // it was cached in a later millisecond than its version's stamp, when
+      // any later write is stamped later (the racily clean rule, racy.js, at
+      // a clock of 1 ms). Otherwise it is read again from the store.
+      if (cached !== undefined && cached.size === record.size && cached.mtimeMs === record.mtimeMs && cached.ino === record.ino && cached.checkedAt > cached.mtimeMs) {
+        record.nonce = cached.nonce;
+      }
       this.#setRecord(this.#keys.recordKey(key), record);
       return record;
     });
   }
 
-  /** The cached bytes of `key` if the cache holds exactly the file version `version` (inode included), else null. */
+  /**
+   * The cached bytes of `key` if the cache holds exactly the file version
+   * `version` (inode included), else null. Cached data of a racy version
+   * (racy.js) is trusted within validateMs only, as on the read path.
+   */
   #contentOfVersion(key, version) {
     const record = this.#getRecord(this.#keys.recordKey(key));
     if (record === undefined || !sameVersion(record, version) || !isFileRecord(record)) return null;
+    if (Date.now() - record.checkedAt >= this.#validateMs && this.#racy(record, record.checkedAt)) return null;
     const content = this.#cachedContent(record);
     if (content !== null) this.#counters.handleReadHits++;
     return content;
+  }
+
+  /**
+   * Whether the version `record` describes may change without its stats
+   * changing, judged at `at` (the racily clean rule, racy.js); never over
+   * a backing whose times tell every change.
+   */
+  #racy(record, at) {
+    return this.#minGranularityMs !== null && isRacy(record, at, this.#minGranularityMs);
   }
 
   /** Stores a file's data (in blocks) and then its record, so a reader that finds the record usually finds the data. */

@@ -74,6 +74,8 @@ function ourError(error, root) {
 const rootsLeftOpen = new FinalizationRegistry((fd) => fs.close(fd, () => {}));
 
 export class DiskBacking extends Root {
+  /** A file system's stamps are coarser than its writes (see racy.js). */
+  coarseTimes = true;
   #fd;
   /** Calls on the thread pool not answered yet: the root's descriptor stays open until they are. */
   #pending = 0;

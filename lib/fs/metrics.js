@@ -16,6 +16,7 @@ const FS_METRICS = [
   ['stat_hits_total', 'counter', 'stat() calls served from the cache.', (s) => s.statHits],
   ['validations_total', 'counter', 'Cached metadata checked against the disk after validateMs.', (s) => s.validations],
   ['stale_files_total', 'counter', 'Files found changed behind the cache\'s back.', (s) => s.staleFiles],
+  ['racy_reads_total', 'counter', 'readFile() calls of a file changed too recently to cache (served from the disk).', (s) => s.racyReads],
   ['handle_read_hits_total', 'counter', 'File handle reads served from the cache.', (s) => s.handleReadHits],
   ['write_backs_total', 'counter', 'Writes kept dirty in the block store (write-back).', (s) => s.writeBacks],
   ['spilled_writes_total', 'counter', 'Write-back writes written to disk at once (the block store was full).', (s) => s.spilledWrites],

@@ -30,6 +30,16 @@ export const DEFAULTS = Object.freeze({
   flushIntervalMs: 1000,
   /** How long cached metadata is trusted before it is checked against the disk again (ms; 0: every call). */
   validateMs: 1000,
+  /**
+   * The coarsest timestamp granularity to assume for the files served (ms).
+   * A file changed less than its granularity (and a margin) before a read is
+   * read from the disk and not cached (the racily clean rule, see racy.js).
+   * CacheFS judges each file by its ctime: 2000 for whole-second stamps
+   * (ext2, ext3, ext4 with 128-byte inodes, FAT), 20 for finer ones; raise it
+   * for a file system stamped by another machine's clock (NFS, SMB, FUSE) by
+   * that clock's skew. 0: CacheFS's own judgement only.
+   */
+  timestampGranularityMs: 0,
   /** File data is cached in blocks of this many bytes, so large files need not fit whole. */
   blockBytes: 256 * 1024,
   /** Files larger than this are read from disk and not cached. */
@@ -76,6 +86,7 @@ export function resolveOptions(options) {
   checkInteger(resolved.accessStatsLimit, 'options.accessStatsLimit', 1, 10_000_000);
   checkInteger(resolved.flushIntervalMs, 'options.flushIntervalMs', 0, 86_400_000, { from: '0 (no background flush)', unit: 'milliseconds' });
   checkInteger(resolved.validateMs, 'options.validateMs', 0, 86_400_000, { from: '0 (check every call)', unit: 'milliseconds' });
+  checkInteger(resolved.timestampGranularityMs, 'options.timestampGranularityMs', 0, 86_400_000, { from: "0 (CacheFS's own judgement)", unit: 'milliseconds' });
   checkInteger(resolved.blockBytes, 'options.blockBytes', 4096, 64 * 2 ** 20);
   checkInteger(resolved.maxFileBytes, 'options.maxFileBytes', 0, Number.MAX_SAFE_INTEGER, { to: null });
   const maxValue = resolved.cache.stats().maxEntryBytes - 256;
