@@ -10,7 +10,17 @@
 // Positions are byte offsets in the shard's region, within [base, end).
 // `used` counts every byte between tail and head (records, dead records and
 // padding), which tells a full ring (head === tail, used === size) from an
-// empty one (used === 0).
+// empty one (used === 0). An empty ring's head and tail are at its base,
+// where the next record goes (verify.js checks it).
+//
+// Positions and sizes are read back from shared memory, where damage (or a
+// writer that lost its lock) can have left anything: a ring checks its head
+// and tail before it writes at them, and its policy's work at the tail is
+// bounded per insert (see Shard.tailBudget), so that bad words become an
+// ERR_ARENA_CORRUPT, which repairs the shard, and never a write outside the
+// ring or an endless loop under the lock. (Freeing or evicting the tail
+// record shrinks `used`, so the policy's loops end; moving it to the head
+// does not, hence the budget.)
 
 import { RECORD_HEADER_BYTES, TYPE_MASK, TYPE_PAD } from './record.js';
 import { M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RINGS } from './shard-meta.js';
@@ -51,6 +61,19 @@ export class Ring {
 
   contains(offset) {
     return offset >= this.base && offset < this.end;
+  }
+
+  /** Whether `position` can be a record's start in this ring: inside it, 8-aligned. */
+  isPosition(position) {
+    return position >= this.base && position < this.end && (position & 7) === 0;
+  }
+
+  /** Throws ERR_ARENA_CORRUPT unless head, tail and used are plausible (see the header). */
+  checkPositions(head, tail, used) {
+    if (!(this.isPosition(head) && this.isPosition(tail) && used > 0 && used <= this.size)) {
+      const name = this.index === RING_MAIN ? 'main' : 'small';
+      throw this.shard.corrupt(`its ${name} ring's head ${head}, tail ${tail} or used ${used} is out of place (the ring is [${this.base}, ${this.end}))`);
+    }
   }
 
   get count() {
@@ -99,9 +122,18 @@ export class Ring {
     const meta = this.shard.meta;
     for (;;) {
       const used = meta[this.usedWord];
-      if (used === 0) return this.base;
+      if (used === 0) {
+        // An empty ring that still counts records has lost track of them:
+        // writing over them at the base would leave their slots pointing
+        // into the new record.
+        if (meta[this.countWord] !== 0) throw this.shard.corrupt(`a ring with nothing in use counts ${meta[this.countWord]} records`);
+        meta[this.headWord] = this.base;
+        meta[this.tailWord] = this.base;
+        return this.base;
+      }
       const head = meta[this.headWord];
       const tail = meta[this.tailWord];
+      this.checkPositions(head, tail, used);
       if (tail < head) {
         // Not wrapped: records fill [tail, head); free space is after head and before tail.
         if (this.end - head >= size) return head;
@@ -140,11 +172,17 @@ export class Ring {
    * throws ERR_ARENA_CORRUPT when the tail does not hold a plausible record.
    */
   tailRecordSize(flags) {
-    const tail = this.shard.meta[this.tailWord];
-    if ((flags & TYPE_MASK) === TYPE_PAD) return this.end - tail;
-    const size = this.shard.u32[(tail >>> 2) + 3];
-    if ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end) {
+    const meta = this.shard.meta;
+    const tail = meta[this.tailWord];
+    this.checkPositions(meta[this.headWord], tail, meta[this.usedWord]);
+    const pad = (flags & TYPE_MASK) === TYPE_PAD;
+    const size = pad ? this.end - tail : this.shard.u32[(tail >>> 2) + 3];
+    if (!pad && ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end)) {
       throw this.shard.corrupt(`bad record at offset ${tail} (flags 0x${(flags >>> 0).toString(16)}, size ${size})`);
+    }
+    // No larger than what is in use, so that freeing it shrinks `used` and never takes it below 0.
+    if (size > meta[this.usedWord]) {
+      throw this.shard.corrupt(`the record at offset ${tail} (flags 0x${(flags >>> 0).toString(16)}, size ${size}) is larger than its ring's ${meta[this.usedWord]} bytes in use`);
     }
     return size;
   }
@@ -173,6 +211,10 @@ export class Ring {
   /** Moves the live record at the tail to the head of this ring (`used` stays the same). */
   recycleTail(size, slot) {
     const shard = this.shard;
+    // Freeing or evicting at the tail shrinks `used`, so it ends; moving
+    // records round the ring does not, and is bounded per insert.
+    shard.tailBudget -= size;
+    if (shard.tailBudget < 0) throw shard.corrupt('an insert moved records round its rings for laps without freeing space (their counts do not match their records)');
     const meta = shard.meta;
     const tail = meta[this.tailWord];
     let head = meta[this.headWord];
