@@ -11,7 +11,7 @@ import { BlockArena } from '../lib/arena/blocks.js';
 import { S_FRESH, S_HAND, SLOT_WORDS } from '../lib/arena/block-layout.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { MAX_WRITE_STAMP } from '../lib/arena/shard.js';
-import { CHECKSUM_BYTES, recordSize, STAMP_F64, VALUE_RAW } from '../lib/arena/record.js';
+import { CHECKSUM_BYTES, EXPIRY_F64, recordSize, STALE_F64, STAMP_F64, VALUE_RAW } from '../lib/arena/record.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES } from '../lib/arena/shard-meta.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
@@ -335,5 +335,34 @@ test('a block stripe whose counts or table are damaged refuses the write as corr
     assert.deepEqual(store.read(1, inStripe[1] * 4096, 4096), Buffer.alloc(4096, 9), what);
     assert.deepEqual(store.read(1, elsewhere * 4096, 4096), Buffer.alloc(4096, 7), `${what}: the other stripe's block`);
     store.close();
+  }
+});
+
+test('a live record whose expiry or stale time is not a time (NaN never expires) fails verify(), and a rebuild drops it', () => {
+  const damages = [
+    ['expiry NaN', (f64, at) => {
+      f64[at + EXPIRY_F64] = Number.NaN;
+    }],
+    ['expiry Infinity', (f64, at) => {
+      f64[at + EXPIRY_F64] = Number.POSITIVE_INFINITY;
+    }],
+    ['stale time after the expiry', (f64, at) => {
+      f64[at + STALE_F64] = f64[at + EXPIRY_F64] + 1;
+    }],
+  ];
+  for (const [what, damage] of damages) {
+    const { cache, arena, shard } = oneShard({ staleWhileRevalidate: 60_000 });
+    cache.set('plain', 'kept');
+    cache.set('timed', 'value', { ttl: 60_000 });
+    const slot = shard.findSlot(Buffer.from('timed'), 5, (5 << 16) | 1, keyAndEntry(arena, 'timed', 1).keys.hash);
+    damage(shard.f64, shard.foundOffset >>> 3);
+    assert.ok(slot >= 0);
+    const { problems } = cache.verify();
+    assert.ok(problems.some((problem) => /^shard 0: live record at \d+ has (expiry|stale) time /.test(problem)), `${what}: ${problems.join('; ')}`);
+    recover(arena, shard);
+    assert.equal(cache.get('timed'), undefined, what);
+    assert.equal(cache.get('plain'), 'kept', what);
+    assert.deepEqual(cache.verify(), { ok: true, problems: [] }, what);
+    cache.close();
   }
 });

@@ -3,7 +3,7 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { CHECKSUM_BYTES, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
 import { TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
@@ -12,7 +12,8 @@ import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
  * What is wrong with the live record at `position` (word 0 `flags`, `size`
  * bytes), or null: its size must fit its key and value, its key bytes hash
  * to its stored hash, its write stamp be a whole number in [1, `stampLimit`]
- * (the shard's count, unless the caller knows better), no rewrite in place
+ * (the shard's count, unless the caller knows better), its expiry and stale
+ * times (when it has them) be finite with the stale time no later, no rewrite in place
  * be under way (see Shard.rewrite), and in a checksummed arena its checksum
  * hold. Used by verify() and by rebuilds (rebuild.js), which drop such a
  * record.
@@ -32,6 +33,14 @@ export function liveRecordProblem(shard, position, flags, size, stampLimit = sha
   const stamp = shard.f64[(position >>> 3) + STAMP_F64];
   if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= stampLimit)) {
     return `live record at ${position} has write stamp ${stamp}, outside [1, ${stampLimit}]`;
+  }
+  // Its times decide whether it is served: NaN never expires, and a stale
+  // time past the expiry would serve a value as fresh after its ttl.
+  if ((flags & HAS_TTL) !== 0) {
+    const expiresAt = shard.f64[(position >>> 3) + EXPIRY_F64];
+    if (!(Number.isFinite(expiresAt) && expiresAt > 0)) return `live record at ${position} has expiry time ${expiresAt}`;
+    const staleAt = (flags & HAS_STALE) !== 0 ? shard.f64[(position >>> 3) + STALE_F64] : expiresAt;
+    if (!(staleAt > 0 && staleAt <= expiresAt)) return `live record at ${position} has stale time ${staleAt}, outside (0, its expiry time ${expiresAt}]`;
   }
   if (shard.checksums && !recordChecksumHolds(u32, shard.u8, position)) return `live record at ${position} fails its checksum`;
   return null;
