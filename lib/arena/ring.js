@@ -63,17 +63,35 @@ export class Ring {
     return offset >= this.base && offset < this.end;
   }
 
-  /** Whether `position` can be a record's start in this ring: inside it, 8-aligned. */
+  /** Whether `position` can be a record's start in this ring: inside it (one unsigned comparison), 8-aligned. */
   isPosition(position) {
-    return position >= this.base && position < this.end && (position & 7) === 0;
+    return (position - this.base) >>> 0 < this.size && (position & 7) === 0;
   }
 
-  /** Throws ERR_ARENA_CORRUPT unless head, tail and used are plausible (see the header). */
-  checkPositions(head, tail, used) {
-    if (!(this.isPosition(head) && this.isPosition(tail) && used > 0 && used <= this.size)) {
-      const name = this.index === RING_MAIN ? 'main' : 'small';
-      throw this.shard.corrupt(`its ${name} ring's head ${head}, tail ${tail} or used ${used} is out of place (the ring is [${this.base}, ${this.end}))`);
-    }
+  /** Whether head, tail and used are plausible (see the header): positions in the ring, something in use, no more than the ring. */
+  positionsHold(head, tail, used) {
+    const base = this.base;
+    const size = this.size;
+    return (head - base) >>> 0 < size && (tail - base) >>> 0 < size && ((head | tail) & 7) === 0 && (used - 1) >>> 0 < size;
+  }
+
+  // The errors below are built away from the methods that throw them, which
+  // run on every insert: kept small, V8 inlines them.
+
+  /** The ERR_ARENA_CORRUPT of implausible head, tail or used words. */
+  positionsCorrupt() {
+    const meta = this.shard.meta;
+    const name = this.index === RING_MAIN ? 'main' : 'small';
+    return this.shard.corrupt(
+      `its ${name} ring's head ${meta[this.headWord]}, tail ${meta[this.tailWord]} or used ${meta[this.usedWord]} is out of place (the ring is [${this.base}, ${this.end}))`,
+    );
+  }
+
+  /** The ERR_ARENA_CORRUPT of the implausible record at the tail (word 0 `flags`, `size` bytes). */
+  tailCorrupt(flags, size) {
+    const meta = this.shard.meta;
+    const what = `record at offset ${meta[this.tailWord]} (flags 0x${(flags >>> 0).toString(16)}, size ${size})`;
+    return this.shard.corrupt(size > meta[this.usedWord] ? `the ${what} is larger than its ring's ${meta[this.usedWord]} bytes in use` : `bad ${what}`);
   }
 
   get count() {
@@ -122,18 +140,10 @@ export class Ring {
     const meta = this.shard.meta;
     for (;;) {
       const used = meta[this.usedWord];
-      if (used === 0) {
-        // An empty ring that still counts records has lost track of them:
-        // writing over them at the base would leave their slots pointing
-        // into the new record.
-        if (meta[this.countWord] !== 0) throw this.shard.corrupt(`a ring with nothing in use counts ${meta[this.countWord]} records`);
-        meta[this.headWord] = this.base;
-        meta[this.tailWord] = this.base;
-        return this.base;
-      }
+      if (used === 0) return this.startEmpty();
       const head = meta[this.headWord];
       const tail = meta[this.tailWord];
-      this.checkPositions(head, tail, used);
+      if (!this.positionsHold(head, tail, used)) throw this.positionsCorrupt();
       if (tail < head) {
         // Not wrapped: records fill [tail, head); free space is after head and before tail.
         if (this.end - head >= size) return head;
@@ -148,6 +158,18 @@ export class Ring {
       }
       this.shard.policy.reclaim(this, size);
     }
+  }
+
+  /** allocate() in an empty ring: its base, where its head and tail go too. */
+  startEmpty() {
+    const meta = this.shard.meta;
+    // An empty ring that still counts records has lost track of them:
+    // writing over them at the base would leave their slots pointing into
+    // the new record.
+    if (meta[this.countWord] !== 0) throw this.shard.corrupt(`a ring with nothing in use counts ${meta[this.countWord]} records`);
+    meta[this.headWord] = this.base;
+    meta[this.tailWord] = this.base;
+    return this.base;
   }
 
   /** Accounts a live record of `size` bytes just written at `offset` (from allocate). */
@@ -174,15 +196,12 @@ export class Ring {
   tailRecordSize(flags) {
     const meta = this.shard.meta;
     const tail = meta[this.tailWord];
-    this.checkPositions(meta[this.headWord], tail, meta[this.usedWord]);
+    if (!this.isPosition(tail)) throw this.positionsCorrupt();
     const pad = (flags & TYPE_MASK) === TYPE_PAD;
     const size = pad ? this.end - tail : this.shard.u32[(tail >>> 2) + 3];
-    if (!pad && ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end)) {
-      throw this.shard.corrupt(`bad record at offset ${tail} (flags 0x${(flags >>> 0).toString(16)}, size ${size})`);
-    }
     // No larger than what is in use, so that freeing it shrinks `used` and never takes it below 0.
-    if (size > meta[this.usedWord]) {
-      throw this.shard.corrupt(`the record at offset ${tail} (flags 0x${(flags >>> 0).toString(16)}, size ${size}) is larger than its ring's ${meta[this.usedWord]} bytes in use`);
+    if ((!pad && ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end)) || size > meta[this.usedWord]) {
+      throw this.tailCorrupt(flags, size);
     }
     return size;
   }
@@ -218,6 +237,7 @@ export class Ring {
     const meta = shard.meta;
     const tail = meta[this.tailWord];
     let head = meta[this.headWord];
+    if (!this.isPosition(head)) throw this.positionsCorrupt();
     if (tail < head && this.end - head < size) {
       // Not wrapped and no room before the end: pad the end and wrap the head.
       this.pad(head);

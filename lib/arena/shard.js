@@ -421,11 +421,18 @@ export class Shard {
         // Evict until the insert leaves the cache at max: also takes back an
         // overshoot left by inserts that raced in other shards.
         const excess = this.totalEntries() - this.globalMax + 1;
-        for (let i = 0; i < excess && meta[M_COUNT] > 0; i++) this.evictOneForCount();
+        // Counts read back from shared memory (this shard's and the ones
+        // published by the others) bound these loops, which must end even
+        // when they no longer match the rings: each eviction frees a slot.
+        for (let i = 0; i < excess && meta[M_COUNT] > 0; i++) {
+          if (i === this.slots) throw this.countCorrupt();
+          this.policy.evictForCount();
+        }
         cacheFull = excess > 0;
       }
-      while (meta[M_COUNT] >= this.maxEntries) {
-        this.evictOneForCount();
+      for (let evictions = 0; meta[M_COUNT] >= this.maxEntries; evictions++) {
+        if (evictions === this.slots) throw this.countCorrupt();
+        this.policy.evictForCount();
         cacheFull = true;
       }
       this.evictionCause = STAT.evictions;
@@ -445,15 +452,12 @@ export class Shard {
   }
 
   /**
-   * Evicts one entry for the entry bounds. The count it goes by is read back
-   * from shared memory: one that says entries are left when the rings hold
-   * none (damaged, or left behind by a writer that lost its lock) would make
-   * the caller's loop endless.
+   * The ERR_ARENA_CORRUPT of an entry count that evictions cannot bring
+   * down: damaged, or left behind by a writer that lost its lock, it counts
+   * entries the rings do not hold.
    */
-  evictOneForCount() {
-    const before = this.meta[M_COUNT];
-    this.policy.evictForCount();
-    if (this.meta[M_COUNT] >= before) throw this.corrupt(`it counts ${before} entries, but its rings have none left to evict`);
+  countCorrupt() {
+    return this.corrupt(`it counts ${this.meta[M_COUNT]} entries, more than evicting can remove (its dictionary has ${this.slots} slots)`);
   }
 
   writeRecord(offset, key, entry) {
