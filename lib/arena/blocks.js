@@ -31,6 +31,10 @@ import { memoryWaiting } from './waiting.js';
 
 const OPTIMISTIC_ATTEMPTS = 4;
 
+function stripeCorrupt(stripe, what) {
+  return new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `block stripe ${stripe.index} is corrupt: ${what}`);
+}
+
 function mix(file, index) {
   let h = Math.imul(file ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 0x7f4a7c15, 0xc2b2ae35);
   h ^= h >>> 15;
@@ -127,8 +131,11 @@ export class BlockArena {
     const table = stripe.table;
     const n = stripe.slots;
     let i = mix(index, file) % n;
-    for (let base = i * SLOT_WORDS; table[base + 2] !== 0; base = i * SLOT_WORDS) {
+    // The table has twice as many slots as the stripe has blocks: one
+    // without a free slot is damaged, and must not become an endless probe.
+    for (let base = i * SLOT_WORDS, probes = 0; table[base + 2] !== 0; base = i * SLOT_WORDS) {
       if (table[base] === file && table[base + 1] === index) return false;
+      if (++probes === n) throw stripeCorrupt(stripe, 'its table has no free slot');
       if (++i === n) i = 0;
     }
     const base = i * SLOT_WORDS;
@@ -143,7 +150,8 @@ export class BlockArena {
     const table = stripe.table;
     const n = stripe.slots;
     let j = i;
-    for (;;) {
+    for (let probes = 0; ; probes++) {
+      if (probes === n) throw stripeCorrupt(stripe, 'its table has no free slot');
       if (++j === n) j = 0;
       const base = j * SLOT_WORDS;
       if (table[base + 2] === 0) break;
@@ -161,7 +169,16 @@ export class BlockArena {
   allocate(stripe) {
     const meta = stripe.meta;
     const blockMeta = this.blockMeta;
-    if (meta[S_FRESH] < stripe.blockCount) return stripe.firstBlock + meta[S_FRESH]++;
+    // Both counts are read back from shared memory and name a block: out of
+    // range, they would hand out another stripe's block (or none at all).
+    const fresh = meta[S_FRESH];
+    if (!(fresh >= 0 && fresh <= stripe.blockCount && meta[S_HAND] >= 0 && meta[S_HAND] < stripe.blockCount)) {
+      throw stripeCorrupt(stripe, `its fresh-block count ${fresh} or CLOCK hand ${meta[S_HAND]} is outside [0, ${stripe.blockCount}]`);
+    }
+    if (fresh < stripe.blockCount) {
+      meta[S_FRESH] = fresh + 1;
+      return stripe.firstBlock + fresh;
+    }
     for (let step = 0; step < 2 * stripe.blockCount; step++) {
       const hand = meta[S_HAND];
       meta[S_HAND] = hand + 1 === stripe.blockCount ? 0 : hand + 1;
@@ -185,9 +202,7 @@ export class BlockArena {
   evict(stripe, block) {
     const m = block * BLOCK_META_WORDS;
     const blockMeta = this.blockMeta;
-    if (this.find(stripe, blockMeta[m + B_FILE], blockMeta[m + B_INDEX]) !== block) {
-      throw new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `block stripe ${stripe.index} is corrupt: block ${block} is not in its table`);
-    }
+    if (this.find(stripe, blockMeta[m + B_FILE], blockMeta[m + B_INDEX]) !== block) throw stripeCorrupt(stripe, `block ${block} is not in its table`);
     this.removeSlot(stripe, this.foundSlot);
     if ((blockMeta[m + B_FLAGS] & DIRTY) !== 0) stripe.meta[S_DIRTY]--;
     blockMeta[m + B_FLAGS] = 0;

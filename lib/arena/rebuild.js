@@ -42,9 +42,16 @@
 // (size, key hash, stamp, checksum), keeps the newest live record of each
 // key and marks the rest dead, and derives everything else from what it
 // kept: the dictionary (frequencies start again at 0), ring and shard
-// counts, the ghost table (emptied). Every slot group's write count
-// advances, so near caches check their entries again (entries whose record
-// survived still hold). If anything does not add up (without checksums, a
+// counts, the ghost table (emptied). A ring it keeps nothing of (cut at its
+// first record, say) starts again empty at its base, where the next record
+// goes. Every slot group's write count advances, so near caches check their
+// entries again (entries whose record survived still hold). The shard's
+// write stamp is bookkeeping too, and is derived rather than trusted: a
+// record's stamp is part of what its checksum covers, so a stamp found in a
+// sound record ahead of a damaged or fallen count is believed, and the count
+// restarts past it and past anything a reader may hold (write-count.js); a
+// record is never dropped for a fault of the count. If anything does not
+// add up (without checksums, a
 // walk that does not end at its head or a record that cannot be parsed), or
 // verify() finds a problem afterwards, the shard is reset instead: entries
 // are lost, never corrupted.
@@ -64,9 +71,10 @@
 // version that page held, whole.
 
 import { HAS_TTL, KEY_KIND_SHIFT, recordChecksumHolds, recordKeyStart, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
-import { M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
+import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from './shard-meta.js';
 import { STAT } from './thread-stats.js';
 import { liveRecordProblem, verifyShard } from './verify.js';
+import { isSoundWriteCount, MAX_WRITE_STAMP, restartedWriteCount } from './write-count.js';
 
 /**
  * Walks `ring` from its tail to its head, collecting its live records into
@@ -135,7 +143,8 @@ function walkRing(shard, ring, newest, dropped) {
 
 /** The facts of the live record at `position` ({ id, position, stamp, ... }), or null when it must be dropped. */
 function liveRecord(shard, position, flags, size) {
-  if (liveRecordProblem(shard, position, flags, size) !== null) return null;
+  // Any stamp in range: the count is settled from the records afterwards (see the header).
+  if (liveRecordProblem(shard, position, flags, size, MAX_WRITE_STAMP) !== null) return null;
   const u32 = shard.u32;
   const keyLength = flags >>> 16;
   const hasTtl = (flags & HAS_TTL) !== 0;
@@ -214,7 +223,9 @@ export function rebuildShard(shard) {
   const ringLive = [0, 0];
   let keyValueBytes = 0;
   let withTtl = 0;
+  let highestStamp = 0;
   for (const record of newest.values()) {
+    if (record.stamp > highestStamp) highestStamp = record.stamp;
     shard.insertSlot(record.hash, record.position, 0);
     const r = shard.main.contains(record.position) ? 0 : 1;
     ringCounts[r]++;
@@ -229,6 +240,16 @@ export function rebuildShard(shard) {
     meta[ring.usedWord] = walked[r];
     meta[ring.countWord] = ringCounts[r];
     meta[ring.liveWord] = ringLive[r];
+    // Kept nothing (a cut at its first record leaves head = tail = the cut):
+    // empty, at its base, where Ring.allocate puts the next record.
+    if (walked[r] === 0) {
+      meta[ring.headWord] = ring.base;
+      meta[ring.tailWord] = ring.base;
+    }
+  }
+  const count = shard.meta64[M64_WRITE_STAMP];
+  if (!isSoundWriteCount(count) || count >= MAX_WRITE_STAMP || highestStamp > count) {
+    shard.meta64[M64_WRITE_STAMP] = restartedWriteCount(count, highestStamp);
   }
   meta[M_COUNT] = newest.size;
   meta[M_LIVE_BYTES] = keyValueBytes;

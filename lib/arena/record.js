@@ -173,16 +173,26 @@ export function recordValueEnd(u32, offset) {
   return recordKeyStart(offset, flags) + paddedKeyBytes(flags >>> 16) + u32[o4 + 1];
 }
 
-/** Stores the checksum of the (wholly written) record at `offset` in its last word. */
-export function sealRecord(u32, u8, offset) {
-  const o4 = offset >>> 2;
-  u32[(offset + u32[o4 + 3] - CHECKSUM_BYTES) >>> 2] = recordChecksum(u32, u8, offset, recordValueEnd(u32, offset));
+/**
+ * Stores the checksum of the (wholly written) record at `offset` in its
+ * last word. `size` and `valueEnd` are the record's size and where its value
+ * ends, as the writer wrote them: never read back from shared memory, where
+ * another writer may have put other lengths meanwhile (see Shard.writeRecord).
+ */
+export function sealRecord(u32, u8, offset, size, valueEnd) {
+  u32[(offset + size - CHECKSUM_BYTES) >>> 2] = recordChecksum(u32, u8, offset, valueEnd);
 }
 
-/** Whether the record at `offset` (whose size and value length are in bounds) matches its checksum. */
+/**
+ * Whether the record at `offset` matches its checksum. Its lengths are read
+ * from its header, so they are bounded first: the record must lie inside
+ * the region and its value end inside the record, before anything is summed.
+ */
 export function recordChecksumHolds(u32, u8, offset) {
   const o4 = offset >>> 2;
+  const size = u32[o4 + 3];
+  if (!(offset + size <= u8.length)) return false;
   const end = recordValueEnd(u32, offset);
-  if (end + CHECKSUM_BYTES > offset + u32[o4 + 3]) return false;
-  return u32[(offset + u32[o4 + 3] - CHECKSUM_BYTES) >>> 2] === recordChecksum(u32, u8, offset, end);
+  if (end + CHECKSUM_BYTES > offset + size) return false;
+  return u32[(offset + size - CHECKSUM_BYTES) >>> 2] === recordChecksum(u32, u8, offset, end);
 }

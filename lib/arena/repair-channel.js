@@ -16,6 +16,8 @@ const repairChannel = channel(REPAIR_CHANNEL_NAME);
  *                    (it was thought dead); the shard is reset
  *   corrupt          an operation under the lock found the shard
  *                    contradicting itself (ERR_ARENA_CORRUPT); it is reset
+ *                    (a damaged write stamp alone is restarted in place,
+ *                    with nothing lost)
  *   damaged          a reader found the shard damaged (a record outside its
  *                    region, entries that cannot be listed); it is reset
  *   restart-locked   at open, the only opener found the shard left locked

@@ -10,7 +10,17 @@
 // Positions are byte offsets in the shard's region, within [base, end).
 // `used` counts every byte between tail and head (records, dead records and
 // padding), which tells a full ring (head === tail, used === size) from an
-// empty one (used === 0).
+// empty one (used === 0). An empty ring's head and tail are at its base,
+// where the next record goes (verify.js checks it).
+//
+// Positions and sizes are read back from shared memory, where damage (or a
+// writer that lost its lock) can have left anything: a ring checks its head
+// and tail before it writes at them, and its policy's work at the tail is
+// bounded per insert (see Shard.tailBudget), so that bad words become an
+// ERR_ARENA_CORRUPT, which repairs the shard, and never a write outside the
+// ring or an endless loop under the lock. (Freeing or evicting the tail
+// record shrinks `used`, so the policy's loops end; moving it to the head
+// does not, hence the budget.)
 
 import { RECORD_HEADER_BYTES, TYPE_MASK, TYPE_PAD } from './record.js';
 import { M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RINGS } from './shard-meta.js';
@@ -51,6 +61,37 @@ export class Ring {
 
   contains(offset) {
     return offset >= this.base && offset < this.end;
+  }
+
+  /** Whether `position` can be a record's start in this ring: inside it (one unsigned comparison), 8-aligned. */
+  isPosition(position) {
+    return (position - this.base) >>> 0 < this.size && (position & 7) === 0;
+  }
+
+  /** Whether head, tail and used are plausible (see the header): positions in the ring, something in use, no more than the ring. */
+  positionsHold(head, tail, used) {
+    const base = this.base;
+    const size = this.size;
+    return (head - base) >>> 0 < size && (tail - base) >>> 0 < size && ((head | tail) & 7) === 0 && (used - 1) >>> 0 < size;
+  }
+
+  // The errors below are built away from the methods that throw them, which
+  // run on every insert: kept small, V8 inlines them.
+
+  /** The ERR_ARENA_CORRUPT of implausible head, tail or used words. */
+  positionsCorrupt() {
+    const meta = this.shard.meta;
+    const name = this.index === RING_MAIN ? 'main' : 'small';
+    return this.shard.corrupt(
+      `its ${name} ring's head ${meta[this.headWord]}, tail ${meta[this.tailWord]} or used ${meta[this.usedWord]} is out of place (the ring is [${this.base}, ${this.end}))`,
+    );
+  }
+
+  /** The ERR_ARENA_CORRUPT of the implausible record at the tail (word 0 `flags`, `size` bytes). */
+  tailCorrupt(flags, size) {
+    const meta = this.shard.meta;
+    const what = `record at offset ${meta[this.tailWord]} (flags 0x${(flags >>> 0).toString(16)}, size ${size})`;
+    return this.shard.corrupt(size > meta[this.usedWord] ? `the ${what} is larger than its ring's ${meta[this.usedWord]} bytes in use` : `bad ${what}`);
   }
 
   get count() {
@@ -99,9 +140,10 @@ export class Ring {
     const meta = this.shard.meta;
     for (;;) {
       const used = meta[this.usedWord];
-      if (used === 0) return this.base;
+      if (used === 0) return this.startEmpty();
       const head = meta[this.headWord];
       const tail = meta[this.tailWord];
+      if (!this.positionsHold(head, tail, used)) throw this.positionsCorrupt();
       if (tail < head) {
         // Not wrapped: records fill [tail, head); free space is after head and before tail.
         if (this.end - head >= size) return head;
@@ -116,6 +158,18 @@ export class Ring {
       }
       this.shard.policy.reclaim(this, size);
     }
+  }
+
+  /** allocate() in an empty ring: its base, where its head and tail go too. */
+  startEmpty() {
+    const meta = this.shard.meta;
+    // An empty ring that still counts records has lost track of them:
+    // writing over them at the base would leave their slots pointing into
+    // the new record.
+    if (meta[this.countWord] !== 0) throw this.shard.corrupt(`a ring with nothing in use counts ${meta[this.countWord]} records`);
+    meta[this.headWord] = this.base;
+    meta[this.tailWord] = this.base;
+    return this.base;
   }
 
   /** Accounts a live record of `size` bytes just written at `offset` (from allocate). */
@@ -140,11 +194,14 @@ export class Ring {
    * throws ERR_ARENA_CORRUPT when the tail does not hold a plausible record.
    */
   tailRecordSize(flags) {
-    const tail = this.shard.meta[this.tailWord];
-    if ((flags & TYPE_MASK) === TYPE_PAD) return this.end - tail;
-    const size = this.shard.u32[(tail >>> 2) + 3];
-    if ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end) {
-      throw this.shard.corrupt(`bad record at offset ${tail} (flags 0x${(flags >>> 0).toString(16)}, size ${size})`);
+    const meta = this.shard.meta;
+    const tail = meta[this.tailWord];
+    if (!this.isPosition(tail)) throw this.positionsCorrupt();
+    const pad = (flags & TYPE_MASK) === TYPE_PAD;
+    const size = pad ? this.end - tail : this.shard.u32[(tail >>> 2) + 3];
+    // No larger than what is in use, so that freeing it shrinks `used` and never takes it below 0.
+    if ((!pad && ((flags & TYPE_MASK) === 0 || size < RECORD_HEADER_BYTES || size % 8 !== 0 || tail + size > this.end)) || size > meta[this.usedWord]) {
+      throw this.tailCorrupt(flags, size);
     }
     return size;
   }
@@ -173,9 +230,14 @@ export class Ring {
   /** Moves the live record at the tail to the head of this ring (`used` stays the same). */
   recycleTail(size, slot) {
     const shard = this.shard;
+    // Freeing or evicting at the tail shrinks `used`, so it ends; moving
+    // records round the ring does not, and is bounded per insert.
+    shard.tailBudget -= size;
+    if (shard.tailBudget < 0) throw shard.corrupt('an insert moved records round its rings for laps without freeing space (their counts do not match their records)');
     const meta = shard.meta;
     const tail = meta[this.tailWord];
     let head = meta[this.headWord];
+    if (!this.isPosition(head)) throw this.positionsCorrupt();
     if (tail < head && this.end - head < size) {
       // Not wrapped and no room before the end: pad the end and wrap the head.
       this.pad(head);

@@ -44,19 +44,23 @@ import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_
 import { rebuildShard } from './rebuild.js';
 import { hashStart } from './hash.js';
 import { STAT } from './thread-stats.js';
-
+import { isSoundWriteCount, MAX_WRITE_STAMP, restartedWriteCount } from './write-count.js';
+import { publishRepair } from './repair-channel.js';
 
 /** Keeps the hash bits of a slot's word 1, clearing the frequency. */
 export const TAG_MASK = ~FREQUENCY_MASK;
 /** Records moved per store at most: bounds the time a writer holds the lock. */
 const RELOCATION_BUDGET = 64;
+export { MAX_WRITE_STAMP };
 /**
- * Write stamps stay below this, away from 2^53 where adding one stops
- * changing a float64 (ten million writes a second into one shard would take
- * 14 years to get here). A stamp outside [0, MAX_WRITE_STAMP] means a damaged
- * meta line.
+ * Bytes of records an insert may move round its rings (second chances,
+ * compaction), in laps of the region: compaction frees an eighth of a ring
+ * per lap (see policies.js) and second chances are bounded by the relocation
+ * budget, so an insert needs about one lap. More means counts that no
+ * longer match the rings (a ring's live bytes far below its records, say),
+ * which would otherwise move records round the ring forever under the lock.
  */
-export const MAX_WRITE_STAMP = 2 ** 52;
+const TAIL_LAPS = 4;
 
 export class Shard {
   /**
@@ -121,6 +125,8 @@ export class Shard {
     this.keyBytes = null;
     this.keyWords = null;
     this.relocationBudget = 0;
+    /** Bytes of records the current insert may still move round its rings (see TAIL_LAPS and Ring.recycleTail). */
+    this.tailBudget = TAIL_LAPS * regionBytes;
     // The record the last store() wrote, as the holding left it: its slot,
     // offset and stamp (the lock's next holder may change them).
     this.writtenSlot = -1;
@@ -388,7 +394,8 @@ export class Shard {
     f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
     writeTimes(f64, offset, expiresAt, staleAt);
     this.writeValue(offset, key.length, flags, entry.payload, valueLength);
-    if (this.checksums) sealRecord(u32, this.u8, offset);
+    // Sealed by the sizes this writer wrote, never by those read back (see writeRecord).
+    if (this.checksums) sealRecord(u32, this.u8, offset, entry.size, recordKeyStart(offset, flags) + paddedKeyBytes(key.length) + valueLength);
     u32[o4] = flags;
     this.slotChanged(slot);
     this.touchAt(slot, offset);
@@ -406,6 +413,7 @@ export class Shard {
     const hash = key.hash;
     const size = entry.size;
     this.relocationBudget = RELOCATION_BUDGET;
+    this.tailBudget = TAIL_LAPS * this.regionBytes;
     if (ring === null) {
       this.evictionCause = STAT.evictionsMax;
       let cacheFull = false;
@@ -413,10 +421,17 @@ export class Shard {
         // Evict until the insert leaves the cache at max: also takes back an
         // overshoot left by inserts that raced in other shards.
         const excess = this.totalEntries() - this.globalMax + 1;
-        for (let i = 0; i < excess && meta[M_COUNT] > 0; i++) this.policy.evictForCount();
+        // Counts read back from shared memory (this shard's and the ones
+        // published by the others) bound these loops, which must end even
+        // when they no longer match the rings: each eviction frees a slot.
+        for (let i = 0; i < excess && meta[M_COUNT] > 0; i++) {
+          if (i === this.slots) throw this.countCorrupt();
+          this.policy.evictForCount();
+        }
         cacheFull = excess > 0;
       }
-      while (meta[M_COUNT] >= this.maxEntries) {
+      for (let evictions = 0; meta[M_COUNT] >= this.maxEntries; evictions++) {
+        if (evictions === this.slots) throw this.countCorrupt();
         this.policy.evictForCount();
         cacheFull = true;
       }
@@ -436,6 +451,15 @@ export class Shard {
     this.publishCount();
   }
 
+  /**
+   * The ERR_ARENA_CORRUPT of an entry count that evictions cannot bring
+   * down: damaged, or left behind by a writer that lost its lock, it counts
+   * entries the rings do not hold.
+   */
+  countCorrupt() {
+    return this.corrupt(`it counts ${this.meta[M_COUNT]} entries, more than evicting can remove (its dictionary has ${this.slots} slots)`);
+  }
+
   writeRecord(offset, key, entry) {
     const flags = this.writeHeader(offset, key, entry);
     const u8 = this.u8;
@@ -450,7 +474,12 @@ export class Shard {
       u8.set(bytes.subarray(0, keyLength), keyStart);
     }
     this.writeValue(offset, keyLength, flags, entry.payload, entry.length);
-    if (this.checksums) sealRecord(this.u32, u8, offset);
+    // Sealed by the sizes this writer wrote, not by the header read back: a
+    // writer whose lock was taken over (judged dead while it was only
+    // stalled) may find another holder's record there, whose lengths could
+    // send the checksum up to 2^32 bytes past the region and its last word
+    // into another record.
+    if (this.checksums) sealRecord(this.u32, u8, offset, entry.size, keyStart + paddedKeyBytes(keyLength) + entry.length);
   }
 
   /** Writes the record header and time fields; returns word 0. */
@@ -471,11 +500,26 @@ export class Shard {
   /** A stamp no record of this shard has had (see record.js). */
   nextWriteStamp() {
     const meta64 = this.meta64;
-    const stamp = meta64[M64_WRITE_STAMP] + 1;
-    if (!(stamp >= 1 && stamp <= MAX_WRITE_STAMP)) throw this.corrupt(`its write stamp is ${stamp - 1}`);
+    let stamp = meta64[M64_WRITE_STAMP] + 1;
+    // A whole number in range: one rounding and three comparisons, next to
+    // the set's cost nothing; a damaged count would stamp every record with it.
+    if (!(stamp >= 1 && stamp <= MAX_WRITE_STAMP && Math.floor(stamp) === stamp)) stamp = this.restartWriteStamp() + 1;
     meta64[M64_WRITE_STAMP] = stamp;
     this.writtenStamp = stamp;
     return stamp;
+  }
+
+  /**
+   * Restarts a damaged write stamp (see write-count.js) in place and
+   * returns it: the shard's records keep theirs, which lie below it, so
+   * nothing is lost. Counted as a repair of the shard.
+   */
+  restartWriteStamp() {
+    const restarted = restartedWriteCount(this.meta64[M64_WRITE_STAMP]);
+    this.meta64[M64_WRITE_STAMP] = restarted;
+    this.counters[STAT.shardRepairs]++;
+    publishRepair(this.index, 'corrupt', 0);
+    return restarted;
   }
 
   writeValue(offset, keyLength, flags, value, valueLength) {
@@ -600,13 +644,12 @@ export class Shard {
 
   /** Advances every slot group's write count: every near-cache entry of the shard is checked again. */
   advanceAllGroups() {
-    // A damaged count restarts past any count a reader can hold (see reset).
     const groupWrites = this.groupWrites;
     for (let g = this.groupBase; g < this.groupBase + this.groupCount; g++) {
       const writes = groupWrites[g];
-      // As verify() judges a count: a whole number in range (a flipped low
-      // mantissa bit leaves a fraction, which +1 would keep forever).
-      groupWrites[g] = Number.isInteger(writes) && writes >= 0 && writes < MAX_WRITE_STAMP ? writes + 1 : Date.now() * 1024;
+      // As verify() judges a count; a damaged one restarts past any count a
+      // reader can hold (see write-count.js).
+      groupWrites[g] = isSoundWriteCount(writes) && writes < MAX_WRITE_STAMP ? writes + 1 : restartedWriteCount(writes);
     }
   }
 
@@ -624,10 +667,9 @@ export class Shard {
     meta[M_SWEEP_CURSOR] = 0;
     meta[M_AGING_CURSOR] = 0;
     // The write stamp goes on (stamps must stay unique), unless damaged:
-    // then it restarts past any stamp a reader can hold, assuming fewer
-    // than 1024 writes per ms per shard since the epoch.
+    // then it restarts past any stamp a reader can hold (see write-count.js).
     const stamp = this.meta64[M64_WRITE_STAMP];
-    if (!(stamp >= 0 && stamp < MAX_WRITE_STAMP)) this.meta64[M64_WRITE_STAMP] = Date.now() * 1024;
+    if (!(isSoundWriteCount(stamp) && stamp < MAX_WRITE_STAMP)) this.meta64[M64_WRITE_STAMP] = restartedWriteCount(stamp);
     // Every group changed; a damaged count restarts the same way.
     this.advanceAllGroups();
     this.main.reset();

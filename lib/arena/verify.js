@@ -3,19 +3,22 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { CHECKSUM_BYTES, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
-import { MAX_WRITE_STAMP, TAG_MASK } from './shard.js';
+import { CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { TAG_MASK } from './shard.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from './shard-meta.js';
+import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
 
 /**
  * What is wrong with the live record at `position` (word 0 `flags`, `size`
  * bytes), or null: its size must fit its key and value, its key bytes hash
- * to its stored hash, its write stamp lie in [1, the shard's count], no
- * rewrite in place be under way (see Shard.rewrite), and in a checksummed
- * arena its checksum hold. Used by verify() and by
- * rebuilds (rebuild.js), which drop such a record.
+ * to its stored hash, its write stamp be a whole number in [1, `stampLimit`]
+ * (the shard's count, unless the caller knows better), its expiry and stale
+ * times (when it has them) be finite with the stale time no later, no rewrite in place
+ * be under way (see Shard.rewrite), and in a checksummed arena its checksum
+ * hold. Used by verify() and by rebuilds (rebuild.js), which drop such a
+ * record.
  */
-export function liveRecordProblem(shard, position, flags, size) {
+export function liveRecordProblem(shard, position, flags, size, stampLimit = shard.meta64[M64_WRITE_STAMP]) {
   const u32 = shard.u32;
   if ((flags & REWRITING) !== 0) return `live record at ${position} is marked as being rewritten`;
   const keyLength = flags >>> 16;
@@ -28,8 +31,16 @@ export function liveRecordProblem(shard, position, flags, size) {
   if (keyHash !== u32[(position >>> 2) + 2]) return `live record at ${position}: its key bytes do not hash to its stored hash`;
   // Near caches trust a stamp to name one write: never reused, never ahead of the shard's count.
   const stamp = shard.f64[(position >>> 3) + STAMP_F64];
-  if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= shard.meta64[M64_WRITE_STAMP])) {
-    return `live record at ${position} has write stamp ${stamp}, outside [1, ${shard.meta64[M64_WRITE_STAMP]}]`;
+  if (!(Number.isInteger(stamp) && stamp >= 1 && stamp <= stampLimit)) {
+    return `live record at ${position} has write stamp ${stamp}, outside [1, ${stampLimit}]`;
+  }
+  // Its times decide whether it is served: NaN never expires, and a stale
+  // time past the expiry would serve a value as fresh after its ttl.
+  if ((flags & HAS_TTL) !== 0) {
+    const expiresAt = shard.f64[(position >>> 3) + EXPIRY_F64];
+    if (!(Number.isFinite(expiresAt) && expiresAt > 0)) return `live record at ${position} has expiry time ${expiresAt}`;
+    const staleAt = (flags & HAS_STALE) !== 0 ? shard.f64[(position >>> 3) + STALE_F64] : expiresAt;
+    if (!(staleAt > 0 && staleAt <= expiresAt)) return `live record at ${position} has stale time ${staleAt}, outside (0, its expiry time ${expiresAt}]`;
   }
   if (shard.checksums && !recordChecksumHolds(u32, shard.u8, position)) return `live record at ${position} fails its checksum`;
   return null;
@@ -56,6 +67,11 @@ function walkRing(shard, ring, live, stamps) {
   if (!inRing(head)) problems.push(`${name}: head ${head} is not a record position`);
   if (!inRing(tail)) problems.push(`${name}: tail ${tail} is not a record position`);
   if (used < 0 || used > ring.size) problems.push(`${name}: used ${used} is outside [0, ${ring.size}]`);
+  // The next record of an empty ring goes at its base (Ring.allocate): a
+  // head or tail elsewhere would no longer frame what the ring holds.
+  if (used === 0 && (head !== ring.base || tail !== ring.base)) {
+    problems.push(`${name} is empty, but its head ${head} and tail ${tail} are not its base ${ring.base}`);
+  }
   if (problems.length > 0) return problems;
   let count = 0;
   let liveRecordBytes = 0;
@@ -104,7 +120,11 @@ function walkRing(shard, ring, live, stamps) {
 export function verifyShard(shard) {
   const live = new Map();
   const stamps = new Map();
-  const problems = [...walkRing(shard, shard.main, live, stamps), ...walkRing(shard, shard.small, live, stamps)];
+  // The count that stamps every record: a fraction or a value out of range
+  // would be handed on to every record written after it (see write-count.js).
+  const stamp = shard.meta64[M64_WRITE_STAMP];
+  const stampProblems = isSoundWriteCount(stamp) ? [] : [`its write stamp is ${stamp}, not a whole number in [0, ${MAX_WRITE_STAMP}]`];
+  const problems = [...stampProblems, ...walkRing(shard, shard.main, live, stamps), ...walkRing(shard, shard.small, live, stamps)];
   if (problems.length > 0) return problems;
   const meta = shard.meta;
   let keyValueBytes = 0;
@@ -119,7 +139,7 @@ export function verifyShard(shard) {
   // would let near caches keep serving a value its slot no longer holds.
   for (let group = 0; group < shard.groupCount; group++) {
     const writes = shard.groupWrites[shard.groupBase + group];
-    if (!(Number.isInteger(writes) && writes >= 0 && writes <= MAX_WRITE_STAMP)) {
+    if (!isSoundWriteCount(writes)) {
       problems.push(`slot group ${group} has write count ${writes}, outside [0, ${MAX_WRITE_STAMP}]`);
     }
   }
