@@ -115,7 +115,10 @@ export class RecordStamp {
  * in its last set(): one object reused call after call, so that a get
  * allocates nothing for it, read right after the call that filled it (the
  * near cache and SharedCache read it; readStamp() turns it into a
- * RecordStamp, which stays valid).
+ * RecordStamp, which stays valid). Any lookup of this arena in this thread
+ * refills it, including one made by user code the reader runs (a codec's
+ * decode may read the cache): a reader takes what it needs before it runs
+ * such code (see SharedCache#decodeFound).
  */
 export class LastEntry {
   constructor() {

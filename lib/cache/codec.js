@@ -114,9 +114,15 @@ class ArenaMsgpackCodec {
    * decoding a small object. Small values are therefore decoded from a copy
    * in this buffer, whose DataView is made once; copyBuffers makes binary
    * data inside values copies, not views of it.
+   *
+   * msgpackr runs extensions (user code) while it decodes, and one may read
+   * the cache, which decodes again: a nested decode must not overwrite the
+   * scratch the outer one is reading. While #scratch is being decoded
+   * (#decoding), a nested decode reads its own bytes instead.
    */
   #scratch = Buffer.alloc(SCRATCH_BYTES);
   #scratchOptions = { start: PREFIX_BYTES, end: 0 };
+  #decoding = false;
 
   constructor(region) {
     this.name = msgpackCodec.name;
@@ -198,11 +204,16 @@ class ArenaMsgpackCodec {
     }
     if (region.hashes[count] !== prefixHash(bytes)) return undefined;
     const length = bytes.length;
-    if (length > SCRATCH_BYTES) return this.#decoder.unpack(bytes, UNPACK_OPTIONS);
+    if (length > SCRATCH_BYTES || this.#decoding) return this.#decoder.unpack(bytes, UNPACK_OPTIONS);
     this.#scratch.set(bytes);
     const options = this.#scratchOptions;
     options.end = length;
-    return this.#decoder.unpack(this.#scratch, options);
+    this.#decoding = true;
+    try {
+      return this.#decoder.unpack(this.#scratch, options);
+    } finally {
+      this.#decoding = false;
+    }
   }
 
   /** `bytes` as a value without structures, or undefined when they cannot be decoded here. */

@@ -25,7 +25,10 @@ export class KeyEncoder {
     this.stringStart = stringStart;
     this.bytesStart = bytesStart;
     this.scratch = new Uint8Array(maxKeyBytes);
-    // The result of the last encode():
+    // The result of the last encode(), valid until the next one, by anyone:
+    // the owner encodes right before the arena call that consumes it, with
+    // no user code (a codec, a getter, a loader, which may use the same
+    // cache) in between (see the top of shared-cache.js).
     this.bytes = this.scratch;
     this.length = 0;
     this.kind = KEY_STRING;
@@ -58,6 +61,22 @@ export class KeyEncoder {
       return;
     }
     this.encodeBytes(key);
+  }
+
+  /**
+   * Throws what encode() would for an invalid key; the scratch's content is
+   * unspecified after it. For set(), which checks its key before user code
+   * (the codec) runs and encodes it for the store only after: cheaper than
+   * an encode for the usual key, as it neither hashes nor copies.
+   */
+  check(key) {
+    if (typeof key === 'string') {
+      // A UTF-16 unit takes at most 3 bytes of UTF-8.
+      if (key.length * 3 <= this.maxKeyBytes && key.isWellFormed()) return;
+    } else if (key instanceof Uint8Array && ArrayBuffer.isView(key) && typedArrayByteLength(key) <= this.maxKeyBytes) {
+      return;
+    }
+    this.encode(key);
   }
 
   /** encode() of anything but a string: a Buffer or Uint8Array key, or a TypeError. */

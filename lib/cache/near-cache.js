@@ -28,6 +28,13 @@
 // entries: a hit sets a bit, the hand clears bits until it finds an entry
 // not used since its last pass. Entries are reused in place, so a full near
 // cache allocates little.
+//
+// Re-entrancy: keep() may run user code (deepFreeze reads properties, and a
+// getter or a proxy runs code then), which may call the cache and so this
+// near cache. keep() therefore takes the record it stamps an entry with as
+// values read before the decode (never the arena's last lookup, which a
+// nested get refills), freezes before it picks the entry, and picks it
+// afresh after: a nested get, delete or clear may have moved or dropped it.
 
 import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/record-stamp.js';
 import { WEAK_MEMORY_ORDER } from '../arena/shard-lock.js';
@@ -100,7 +107,11 @@ export class NearCache {
     this.hot = new Float64Array(HOT_FIELDS * Math.min(capacity, INITIAL_ENTRIES));
     /** The CLOCK hand, an entry index. */
     this.hand = 0;
-    /** The entry that answered the last get(), -1 if it was not a hit here (see lastStamp()). */
+    /**
+     * The entry that answered the last get(), -1 if it was not a hit here
+     * (see lastStamp()). A get that decodes sets it again after its decode,
+     * whose user code may have made gets of its own (SharedCache#decodeFound).
+     */
     this.lastHit = -1;
   }
 
@@ -135,22 +146,28 @@ export class NearCache {
   }
 
   /**
-   * Keeps the value a get of `key` (whose hash is `hash`) just read from
-   * `arena` (its last lookup describes the record), stored in `storedBytes`.
-   * `value` is what that get returns: a string, a Buffer (never kept) or a
-   * decoded object the caller now owns, which is frozen if it is kept.
-   * Returns `value`.
-   * @param {import('../arena/arena.js').Arena} arena
+   * Keeps the value a get of `key` (whose hash is `hash`) just read,
+   * stored in `storedBytes`, from the record at `offset` that dictionary
+   * slot `slot` of `shard` pointed at, with write stamp `stamp`, fresh until
+   * `expiresAt` (0: no end): all as the get's lookup found them, taken
+   * before any user code ran (see the top of this file). `value` is what
+   * that get returns: a string, a Buffer (never kept) or a decoded object
+   * the caller now owns, which is frozen if it is kept. Returns `value`.
+   * @param {import('../arena/shard.js').Shard} shard
    */
-  keep(key, hash, arena, value, storedBytes) {
+  keep(key, hash, value, storedBytes, shard, slot, offset, stamp, expiresAt) {
     // undefined: the codec read a miss (see codec.js); nothing to keep.
     if (value === undefined || storedBytes > NEAR_MAX_VALUE_BYTES || value instanceof Uint8Array) return value;
     let index = this.indexes.get(key);
     if (index === undefined && !this.#admit(hash)) return value;
-    if (typeof value !== 'string' && !deepFreeze(value, this.plainObjects)) return value;
+    if (typeof value !== 'string') {
+      if (!deepFreeze(value, this.plainObjects)) return value;
+      // The walk may have run user code that changed the entries.
+      index = this.indexes.get(key);
+    }
     if (index === undefined) index = this.#entryFor(key);
     this.values[index] = value;
-    this.#note(index * HOT_FIELDS, arena);
+    this.#note(index * HOT_FIELDS, shard, slot, offset, stamp, expiresAt);
     return value;
   }
 
@@ -169,22 +186,22 @@ export class NearCache {
     const index = this.indexes.get(key);
     if (index === undefined) return;
     this.values[index] = value;
-    this.#note(index * HOT_FIELDS, arena);
+    // Right after the arena's set, with no user code in between: its last write is this one.
+    const last = arena.last;
+    this.#note(index * HOT_FIELDS, last.shard, last.slot, last.offset, last.stamp, last.expiresAt);
   }
 
-  /** Notes in the entry at `h` the record `arena` read or wrote last: checked in full at its next hit. */
-  #note(h, arena) {
+  /** Notes in the entry at `h` the record it now holds (see keep()): checked in full at its next hit. */
+  #note(h, shard, slot, offset, stamp, expiresAt) {
     const hot = this.hot;
-    const last = arena.last;
-    const shard = last.shard;
     hot[h + HOT_WRITES] = STAMP_HOLDS;
-    hot[h + HOT_EXPIRES_AT] = last.expiresAt;
+    hot[h + HOT_EXPIRES_AT] = expiresAt;
     hot[h + HOT_SHARD] = shard.index;
     hot[h + HOT_FLAGS] = TOUCHABLE;
-    hot[h + HOT_SLOT] = last.slot;
-    hot[h + HOT_OFFSET] = last.offset;
-    hot[h + HOT_STAMP] = last.stamp;
-    hot[h + HOT_GROUP] = shard.groupOf(last.slot);
+    hot[h + HOT_SLOT] = slot;
+    hot[h + HOT_OFFSET] = offset;
+    hot[h + HOT_STAMP] = stamp;
+    hot[h + HOT_GROUP] = shard.groupOf(slot);
   }
 
   /** Whether a key not kept may enter: the doorkeeper saw its hash since it was last cleared. */
@@ -269,20 +286,37 @@ export class NearCache {
  */
 export function deepFreeze(value, plainObjects) {
   if (value === null || typeof value !== 'object') return true;
-  nodesLeft = FREEZE_BUDGET;
-  const freezes = plainObjects ? freezableData(value, 0) : freezable(value, 0);
-  // Frozen only once the whole value passed: a value that is not kept goes
-  // back to its caller as it was decoded.
-  if (toFreeze.length !== 0) {
-    if (freezes) for (let i = 0; i < toFreeze.length; i++) Object.freeze(toFreeze[i]);
-    toFreeze.length = 0;
+  // A getter (or a proxy's trap) the walk runs may call the cache, which
+  // keeps what it reads: a walk inside a walk would share the state below.
+  // The inner value is not kept, and the outer one neither: it runs code
+  // when read, which freezing cannot hold still.
+  if (walking) {
+    walkReentered = true;
+    return false;
   }
-  return freezes;
+  walking = true;
+  walkReentered = false;
+  nodesLeft = FREEZE_BUDGET;
+  try {
+    const freezes = (plainObjects ? freezableData(value, 0) : freezable(value, 0)) && !walkReentered;
+    // Frozen only once the whole value passed: a value that is not kept goes
+    // back to its caller as it was decoded.
+    if (freezes) for (let i = 0; i < toFreeze.length; i++) Object.freeze(toFreeze[i]);
+    return freezes;
+  } finally {
+    // Also when a getter threw: the next walk starts with nothing noted.
+    toFreeze.length = 0;
+    walking = false;
+  }
 }
 
+/** Whether deepFreeze() is walking a value (see there). */
+let walking = false;
+/** Whether a walk was asked for while one was under way. */
+let walkReentered = false;
 /** Objects deepFreeze() may still look at in the value it checks (bounds the cost of shared or deep structures). */
 let nodesLeft = 0;
-/** The objects of that value not frozen yet (reused from call to call). */
+/** The objects of that value not frozen yet (reused from call to call; one walk at a time, see deepFreeze). */
 const toFreeze = [];
 
 /** Whether `object` (at nesting `depth`) is a plain object or array within the budget; notes it for freezing. */

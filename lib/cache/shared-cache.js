@@ -112,8 +112,28 @@ function invalidationStats(outbox) {
   return { ...counters, invalidationsDropped: dropped };
 }
 
+// Re-entrancy. A call runs user code in the middle of its work: the codec's
+// encode and decode, getters and toJSON on a value (the default codec reads
+// them, and runs msgpackr extensions), fetch() loaders. That code may call
+// any method of this instance, which refills the per-instance scratch: the
+// KeyEncoder (#keys), the prepared entry (#entry), the arena's last lookup
+// (arena.last), the near cache's lastHit and #lastStale. So no call fills
+// scratch and then runs user code before it is consumed:
+//   - a value is encoded before its key (set, setMany, kFillLocked), and
+//     setMany encodes every value before it stores any;
+//   - a get takes what its lookup found (stamp, value kind, staleness,
+//     hash) before it decodes, hands it to the near cache as values, and
+//     puts it back after the last user code, for kReadStamp and fetch();
+//   - every other read of arena.last or of #keys follows its arena call
+//     with no user code in between.
+// Each scratch field says so beside it.
+
 export class SharedCache {
   #arena;
+  /**
+   * The key scratch, filled by keys.encode() right before the arena call
+   * that consumes it (and #publish()): no user code may run in between.
+   */
   #keys;
   #codec;
   #defaultTtl;
@@ -121,7 +141,11 @@ export class SharedCache {
   #defaultStale;
   /** Whether records may carry a stale time (see layout.js OLDEST_LAYOUT_VERSION); else stale windows are dropped. */
   #staleTimes;
-  /** Whether the value the last read allowing stale values returned was stale. */
+  /**
+   * Whether the value the last read allowing stale values returned was
+   * stale: written by get() after its last user code (the decode and the
+   * near cache's freeze), read by fetch() right after that get returns.
+   */
   #lastStale = false;
   /** Aborted by close(): the signal of loaders still running. */
   #closing = null;
@@ -270,12 +294,47 @@ export class SharedCache {
     if (near !== null) near.lastHit = -1;
     const stored = arena.get(keys, allowStale);
     if (stored === undefined) return stored;
-    const value = arena.last.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
-    if (allowStale && arena.last.stale) {
+    const last = arena.last;
+    if (last.valueKind === VALUE_CODEC) return this.#decodeFound(key, keys.hash, stored, allowStale);
+    // A string or bytes: no user code ran since the lookup, so `last` and `keys` are still this get's.
+    if (allowStale && last.stale) {
       this.#lastStale = true;
-      return value;
+      return stored;
     }
-    return near !== null && typeof key === 'string' ? near.keep(key, keys.hash, arena, value, stored.length) : value;
+    // Buffers are never kept (see NearCache): no call for them.
+    if (near === null || typeof key !== 'string' || typeof stored !== 'string') return stored;
+    return near.keep(key, keys.hash, stored, stored.length, last.shard, last.slot, last.offset, last.stamp, last.expiresAt);
+  }
+
+  /**
+   * get() of a value the codec stores, once its lookup found `stored`. The
+   * decode (and the near cache's freezing walk, which reads getters) is
+   * user code that may call this cache and so refill arena.last, the key
+   * scratch, near.lastHit and #lastStale: what the lookup found is taken
+   * first and handed on as values, and put back after the last user code,
+   * where kReadStamp() and fetch() read it.
+   */
+  #decodeFound(key, hash, stored, allowStale) {
+    const last = this.#arena.last;
+    const shard = last.shard;
+    const slot = last.slot;
+    const offset = last.offset;
+    const stamp = last.stamp;
+    const expiresAt = last.expiresAt;
+    const stale = allowStale && last.stale;
+    let value = this.#decode(stored);
+    const near = this.#near;
+    if (near !== null && !stale && typeof key === 'string') value = near.keep(key, hash, value, stored.length, shard, slot, offset, stamp, expiresAt);
+    last.shard = shard;
+    last.slot = slot;
+    last.offset = offset;
+    last.stamp = stamp;
+    last.expiresAt = expiresAt;
+    last.stale = stale;
+    last.valueKind = VALUE_CODEC;
+    if (near !== null) near.lastHit = -1;
+    if (allowStale) this.#lastStale = stale;
+    return value;
   }
 
   /** get() that also returns a stale value; then #lastStale is true. */
@@ -296,6 +355,7 @@ export class SharedCache {
     const arena = this.#arena;
     const stored = arena.peek(keys, allowStale);
     if (stored === undefined) return stored;
+    // The kind is read before the decode (user code): nothing is read after it.
     return arena.last.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
   }
 
@@ -321,6 +381,7 @@ export class SharedCache {
     const arena = this.#arena;
     const facts = arena.inspect(keys);
     if (facts === null) return undefined;
+    // The facts are this call's own object; the kind is read before the decode (user code).
     const value = arena.last.valueKind === VALUE_CODEC ? this.#decode(facts.value) : facts.value;
     return entryInfo(facts, value, arena.header.policyName, Date.now());
   }
@@ -355,12 +416,26 @@ export class SharedCache {
     const ttl = options === undefined ? this.#defaultTtl : (checkEntryOptions(options, 'setMany').ttl ?? this.#defaultTtl);
     const stale = options === undefined ? this.#defaultStale : (options.staleWhileRevalidate ?? this.#defaultStale);
     const keys = this.#keys;
+    // Every value is encoded once, here, before anything is stored: encoding
+    // is user code, and what it does (to this cache too) comes before the
+    // batch. Each stored form keeps its kind: a getter of one value may
+    // change another's prototype, so the kind is not asked again.
+    const forms = [];
     for (let i = 0; i < pairs.length; i += 2) {
+      // The key is encoded (checked, and its length taken for the size check)
+      // before its value's user code runs; it is encoded again for its store.
       keys.encode(pairs[i]);
-      if (this.#prepare(pairs[i + 1], keys.length, ttl, stale) === null) throw this.#tooLarge(this.#entry.length, keys.length, ttl, stale);
+      const keyLength = keys.length;
+      const form = this.#storedForm(pairs[i + 1]);
+      if (this.#sized(form[0], form[1], form[2], keyLength, ttl, stale) === null) throw this.#tooLarge(form[2], keyLength, ttl, stale);
       this.#entry.payload = null;
+      forms.push(form);
     }
-    for (let i = 0; i < pairs.length; i += 2) this.#store(pairs[i], pairs[i + 1], ttl, stale);
+    // No user code from here on: each key is encoded right before its store.
+    for (let i = 0; i < forms.length; i++) {
+      const [kind, payload, length] = forms[i];
+      this.#put(pairs[2 * i], kind, payload, length, pairs[2 * i + 1], ttl, stale);
+    }
     return this;
   }
 
@@ -403,15 +478,46 @@ export class SharedCache {
       if (given.ttl !== undefined) ttl = given.ttl;
       if (given.staleWhileRevalidate !== undefined) stale = given.staleWhileRevalidate;
     }
+    // #store() ran no user code after #sized(): #entry and #keys are still this set's.
     if (!this.#store(key, value, ttl, stale)) throw this.#tooLarge(this.#entry.length, this.#keys.length, ttl, stale);
     return this;
   }
 
   /** set() with its options read; false (nothing stored) when the value is too large. */
   #store(key, value, ttl, stale) {
+    // #storedForm() inline: set() is a hot path and allocates nothing.
+    let kind;
+    let payload;
+    let length;
+    if (typeof value === 'string') {
+      kind = VALUE_UTF8;
+      payload = value;
+      length = Buffer.byteLength(value, 'utf8');
+    } else if (value instanceof Uint8Array && ArrayBuffer.isView(value)) {
+      kind = VALUE_RAW;
+      payload = value;
+      length = typedArrayByteLength(value);
+    } else {
+      // The key is checked before the encode's user code runs (a bad key
+      // throws first, and that code never sees the value); #put() encodes
+      // it after, for the store.
+      this.#keys.check(key);
+      kind = VALUE_CODEC;
+      payload = this.#encode(value);
+      length = typedArrayByteLength(payload);
+    }
+    return this.#put(key, kind, payload, length, value, ttl, stale);
+  }
+
+  /**
+   * Stores `payload`, the stored form of `value`, under `key`; false
+   * (nothing stored) when it is too large. Runs no user code: the key is
+   * encoded here, right before the arena and the outbox consume it.
+   */
+  #put(key, kind, payload, length, value, ttl, stale) {
     const keys = this.#keys;
     keys.encode(key);
-    const entry = this.#prepare(value, keys.length, ttl, stale);
+    const entry = this.#sized(kind, payload, length, keys.length, ttl, stale);
     if (entry === null) return false;
     const arena = this.#arena;
     arena.set(keys, entry);
@@ -435,9 +541,13 @@ export class SharedCache {
     let loaded;
     this.#arena.fill(keys, () => {
       loaded = load();
-      if (loaded === undefined) return null;
-      const entry = this.#prepare(loaded, keys.length, this.#defaultTtl, this.#defaultStale);
-      if (entry === null) throw this.#tooLarge(this.#entry.length, keys.length, this.#defaultTtl, this.#defaultStale);
+      const form = loaded === undefined ? null : this.#storedForm(loaded);
+      // load() and the codec ran: the key is encoded again for the store
+      // and #publish() (the same key: the same hash, the shard fill() locked).
+      keys.encode(key);
+      if (form === null) return null;
+      const entry = this.#sized(form[0], form[1], form[2], keys.length, this.#defaultTtl, this.#defaultStale);
+      if (entry === null) throw this.#tooLarge(form[2], keys.length, this.#defaultTtl, this.#defaultStale);
       return entry;
     });
     this.#entry.payload = null;
@@ -445,35 +555,30 @@ export class SharedCache {
     return loaded;
   }
 
-  /** #prepare()'s answer, reused: set() is a hot path and allocates nothing else. */
+  /**
+   * #sized()'s answer, reused: set() is a hot path and allocates nothing
+   * else. Filled after the value was encoded and consumed by the arena call
+   * right after: no user code runs in between.
+   */
   #entry = { kind: 0, payload: null, length: 0, expiresAt: 0, staleAt: 0, size: 0 };
 
   /**
-   * The stored form of `value`: its kind, payload, byte length, expiry and
-   * stale times and record size (valid until the next call); null when it
-   * is too large to store (`#entry.length` is then its byte length).
+   * The stored form of `value` as [kind, payload, byte length]: the codec
+   * encodes what is neither a string nor bytes (user code runs). For
+   * setMany() and kFillLocked; set() does the same inline.
    */
-  #prepare(value, keyLength, ttl, stale) {
-    let kind;
-    let payload;
-    let length;
-    if (typeof value === 'string') {
-      kind = VALUE_UTF8;
-      payload = value;
-      length = Buffer.byteLength(value, 'utf8');
-    } else if (value instanceof Uint8Array && ArrayBuffer.isView(value)) {
-      kind = VALUE_RAW;
-      payload = value;
-      length = typedArrayByteLength(value);
-    } else {
-      kind = VALUE_CODEC;
-      payload = this.#encode(value);
-      length = typedArrayByteLength(payload);
-    }
-    return this.#sized(kind, payload, length, keyLength, ttl, stale);
+  #storedForm(value) {
+    if (typeof value === 'string') return [VALUE_UTF8, value, Buffer.byteLength(value, 'utf8')];
+    if (value instanceof Uint8Array && ArrayBuffer.isView(value)) return [VALUE_RAW, value, typedArrayByteLength(value)];
+    const bytes = this.#encode(value);
+    return [VALUE_CODEC, bytes, typedArrayByteLength(bytes)];
   }
 
-  /** #prepare()'s answer for a payload already in stored form, or null when it cannot fit. */
+  /**
+   * The entry to store for a payload in stored form: its kind, payload, byte
+   * length, expiry and stale times and record size (valid until the next
+   * call); null when it is too large to store.
+   */
   #sized(kind, payload, length, keyLength, ttl, stale) {
     const entry = this.#entry;
     entry.length = length;
@@ -601,11 +706,13 @@ export class SharedCache {
     const arena = this.#arena;
     const value = arena.peek(keys);
     if (value === undefined) return undefined;
+    // Taken before portableBytes(), which decodes (msgpackr extensions are user code that may read this cache).
+    const kind = arena.last.valueKind;
     // Codec values travel without this arena's structures, which peers do not share.
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : arena.last.valueKind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : kind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
     if (bytes === undefined) return undefined;
     const stored = Buffer.allocUnsafe(1 + bytes.length);
-    stored[0] = arena.last.valueKind;
+    stored[0] = kind;
     stored.set(bytes, 1);
     return stored;
   }
@@ -737,6 +844,7 @@ export class SharedCache {
     const resolved = readFetchOptions(options);
     const keys = this.#keys;
     keys.encode(key);
+    // The fetcher gets the key's identity and hash as values: its reads, loader and store run user code.
     const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
     return this.#fetcherOf().fetch(key, keyId, keys.hash, loader, resolved);
   }
