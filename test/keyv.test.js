@@ -286,7 +286,7 @@ test('constructor and createKeyv arguments are checked', () => {
   });
   assert.throws(() => new KeyvArenaCache({ memoryBytes: MiB, namespace: 'x' }), {
     name: 'TypeError',
-    message: 'options.namespace is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, codec, nearCache',
+    message: 'options.namespace is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache',
   });
   const cache = newCache();
   const done = newCache();

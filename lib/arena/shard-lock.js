@@ -202,9 +202,10 @@ export class ShardLock {
   /**
    * Waits until the shard's sequence is no longer the odd value `seq`:
    * released, or taken over from a dead or expired holder (true). False
-   * when a holder that is alive, or not yet past the lease, keeps it past
-   * `waitMs` in this call (`bounded`), or kept it past the bound in an
-   * earlier call: then at once, after one look at whether it died.
+   * when a holder known to be alive keeps it past `waitMs` in this call
+   * (`bounded`), or kept it past the bound in an earlier call: then at
+   * once, after one look at whether it died. A holder that cannot be named
+   * is waited for until the lease ends its holding (lockLeaseMs).
    */
   waitWhileHeld(shard, seq, bounded = true) {
     const meta = shard.meta;
@@ -229,8 +230,12 @@ export class ShardLock {
     // thread terminated while asleep leaves the count one too high: releases
     // then notify needlessly, which costs time, never correctness.)
     let sleepMs = 0.05;
+    // A holding this thread gave up on before is looked at once at first, without a sleep.
+    let lookFirst = stall.gaveUp && bounded;
     for (;;) {
-      if (!(stall.gaveUp && bounded)) {
+      if (lookFirst) {
+        lookFirst = false;
+      } else {
         Atomics.add(meta, M_WAITERS, 1);
         this.waiting.wait(meta, M_SEQ, seq, sleepMs);
         Atomics.sub(meta, M_WAITERS, 1);
@@ -247,7 +252,9 @@ export class ShardLock {
         this.takeOver(shard, seq);
         return true;
       }
-      const givingUp = bounded && (stall.gaveUp || now - start >= this.waitMs);
+      // Only a holder known to be alive is given up on: one that cannot be
+      // named may be dead, and is waited for until the lease ends its holding.
+      const givingUp = bounded && state === OWNER_ALIVE && (stall.gaveUp || now - start >= this.waitMs);
       // Emitted while the holder still holds: the warning is delivered as
       // soon as this call returns (within the bound), not when the holder lets go.
       if (state === OWNER_ALIVE && !stall.warned && (givingUp || heldMs >= this.leaseMs)) this.warnLiveHolder(shard, stall, heldMs);
