@@ -13,6 +13,8 @@ export const kStampIsCurrent = Symbol('stampIsCurrent');
 export const kBothStampsAreCurrent = Symbol('bothStampsAreCurrent');
 /** [kFillLocked](key, load): stores `load()`'s value under `key` while holding the key's shard lock. */
 export const kFillLocked = Symbol('fillLocked');
+/** [kWaitFully](fn): runs `fn()` with the instance's shard lock waits not bounded by lockWaitMs (see lib/cache/fully-waiting.js). */
+export const kWaitFully = Symbol('waitFully');
 
 /**
  * [kInvalidation](): the port through which an InvalidationBus reaches its

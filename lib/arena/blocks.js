@@ -25,7 +25,6 @@ import { FILE_LOCK_LEASE_MS, FileLock } from './block-file-lock.js';
 import { Stripe } from './block-stripe.js';
 import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from './shard-lock.js';
 import { M_SEQ } from './shard-meta.js';
-import { DEFAULT_LOCK_WAIT_MS } from './layout.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots } from './thread-stats.js';
 import { memoryWaiting } from './waiting.js';
 
@@ -62,11 +61,11 @@ export class BlockArena {
     this.liveness = liveness;
     this.counters = claim.counters;
     this.threadSlot = claim.slot;
-    // A stripe is held for one block's copy: a live holder that keeps it
-    // past the cache's default bound is stopped or stalled, and calls give
-    // up with ERR_ARENA_BUSY (a read cannot answer as a miss here: a dirty
-    // block's bytes are nowhere else).
-    this.lock = new ShardLock({ leaseMs: 1000, waitMs: DEFAULT_LOCK_WAIT_MS, counters: claim.counters, ownerId: claim.owner, waiting, truncation, liveness });
+    // Waits are not bounded here (unlike a cache's, see shard-lock.js): a
+    // write or a drop spans several stripes and its user (CacheFS
+    // write-back) cannot yet undo one cut short, so a stopped holder is
+    // waited for rather than leave a file's blocks half changed.
+    this.lock = new ShardLock({ leaseMs: 1000, counters: claim.counters, ownerId: claim.owner, waiting, truncation, liveness });
     const blockCount = header.stripeCount * header.blocksPerStripe;
     this.blockMeta = new Uint32Array(buffer, header.blockMetaOffset, blockCount * BLOCK_META_WORDS);
     this.data = new Uint8Array(buffer, header.dataOffset, blockCount * header.blockBytes);
@@ -74,15 +73,7 @@ export class BlockArena {
     for (let i = 0; i < header.stripeCount; i++) this.stripes.push(new Stripe(buffer, header, i, this));
     this.fileLocks = [];
     for (let i = 0; i < FILE_LOCKS; i++) this.fileLocks.push(new FileLock(buffer, header, i));
-    this.fileLock = new ShardLock({
-      leaseMs: FILE_LOCK_LEASE_MS,
-      waitMs: FILE_LOCK_LEASE_MS,
-      counters: claim.counters,
-      ownerId: claim.owner,
-      waiting,
-      truncation,
-      liveness,
-    });
+    this.fileLock = new ShardLock({ leaseMs: FILE_LOCK_LEASE_MS, counters: claim.counters, ownerId: claim.owner, waiting, truncation, liveness });
     /** Block of the last copyOut(), and table slot of the last find(). */
     this.foundBlock = -1;
     this.foundSlot = -1;
@@ -287,7 +278,7 @@ export class BlockArena {
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const seq = sequenceBefore(meta);
       if ((seq & 1) !== 0) {
-        if (!this.lock.waitWhileHeld(stripe, seq)) throw this.lock.busyError(stripe, seq, 'nothing was read');
+        this.lock.waitWhileHeld(stripe, seq);
         continue;
       }
       const found = this.copyOut(stripe, file, index, offset, length, target, targetStart);

@@ -7,8 +7,9 @@
 //
 //   0  generation: bumped every time the slot is released (waiters wait on it)
 //   1  tag: the key's hash | 1 while a load is in flight, 0 when free
-//   2  owner pid word (the pid, and in a mapped file the thread slot: see
-//      liveness.js), 3 owner tid (to notice a loader whose thread died)
+//   2  owner pid word (the pid), 3 owner id (its tid in memory, its claim's
+//      owner id in a mapped file: to notice a loader whose thread died, see
+//      liveness.js)
 //   4  outcome of the holding that ended with generation word 5: OK /
 //      ERROR / UNCACHED (the value was too large to store)
 //   5  the generation that outcome belongs to
@@ -57,8 +58,8 @@ export class FlightTable {
    */
   constructor(buffer, header, owner, pollMs = 100, liveness = null) {
     this.liveness = liveness;
-    /** Recorded next to `owner`: our pid, and in a mapped file our thread slot (see liveness.js). */
-    this.pidWord = ownerPidWord(liveness);
+    /** Recorded next to `owner`: our pid (for messages; liveness goes by `owner`, see liveness.js). */
+    this.pidWord = ownerPidWord();
     this.pollMs = pollMs;
     this.slots = header.flightSlots;
     this.words = new Int32Array(buffer, header.flightsOffset, this.slots * WORDS);

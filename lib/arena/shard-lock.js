@@ -17,8 +17,8 @@
 // belongs to (the odd sequence value). A waiter that has spun a while asks
 // whether that thread still exists: in memory, the kernel, by tid (every
 // thread is this process's); in a mapped file, only the liveness lock of
-// the thread slot it recorded, for this process's threads too (liveness.js:
-// pids repeat across PID namespaces, so an equal pid proves nothing). A dead holder's lock is
+// the claim it recorded, for this process's threads too (liveness.js: pids
+// repeat across PID namespaces, so an equal pid proves nothing). A dead holder's lock is
 // taken over at once and the shard repaired (shard.recoverFromDeadHolder():
 // the cache drops the shard's entries, the block store only the block being
 // written), so entries are lost, never corrupted.
@@ -34,8 +34,8 @@
 // remembered, so later calls give up at once until it ends instead of
 // blocking for the bound each time. The lease (lockLeaseMs) ends only
 // holdings whose holder cannot be named: without the addon, a holder
-// killed between taking the lock and recording itself, or one that shares
-// the last thread slot.
+// killed between taking the lock and recording itself, or one recorded by
+// an earlier version of arenacache.
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { publishRepair } from './repair-channel.js';
@@ -79,11 +79,11 @@ export class ShardLock {
    *   `waitMs` is the longest one call waits for a holder that is alive
    *   (or not yet past the lease) before it gives up (Infinity: no bound);
    *   `ownerId` is what this thread's holdings are recorded under: its
-   *   kernel tid (0 when unknown) in memory, its slot's claim id in a mapped
-   *   file (see liveness.js ownerState); `waiting` how to sleep and wake
-   *   (see waiting.js: across processes for a mapped file); `truncation` and
-   *   `liveness` for a mapped file (see mapped-options.js; `liveness` holds
-   *   this thread's slot once claimed).
+   *   kernel tid (0 when unknown) in memory, its claim's owner id in a
+   *   mapped file (see liveness.js ownerState); `waiting` how to sleep and
+   *   wake (see waiting.js: across processes for a mapped file);
+   *   `truncation` and `liveness` for a mapped file (see mapped-options.js;
+   *   `liveness` holds this thread's claim).
    */
   constructor({ leaseMs, waitMs = Infinity, counters, ownerId, waiting = memoryWaiting, truncation = null, liveness = null }) {
     this.leaseMs = leaseMs;
@@ -94,14 +94,17 @@ export class ShardLock {
     this.liveness = liveness;
     this.counters = counters;
     this.ownerId = ownerId;
-    /** What own() records as M_OWNER_PID: the pid, and the slot whose liveness lock says whether we live. */
-    this.ownerWord = ownerPidWord(liveness);
+    /** What own() records as M_OWNER_PID: the pid (for messages; liveness goes by ownerId). */
+    this.ownerWord = ownerPidWord();
     /**
      * Holdings this thread has waited for past a spin, by lock (a shard's,
-     * a stripe's): { seq, since, gaveUp, warned }. `since` is when one was
-     * first seen held, so the lease and the bound count a holding's whole
-     * age across calls; `gaveUp` makes later calls give up at once.
-     * @type {Map<object, { seq: number, since: number, gaveUp: boolean, warned: boolean }>}
+     * a stripe's): { seq, since, seen, gaveUp, warned }. `since` is when one
+     * was first seen held, so the lease and the bound count a holding's
+     * whole age across calls; `seen` when it was last seen held (an entry
+     * not looked at for longer than the bound is forgotten: the sequence
+     * may have come round to the same value for another holding); `gaveUp`
+     * makes later calls give up at once.
+     * @type {Map<object, { seq: number, since: number, seen: number, gaveUp: boolean, warned: boolean }>}
      */
     this.stalls = new Map();
   }
@@ -154,7 +157,10 @@ export class ShardLock {
   own(meta, held) {
     meta[M_OWNER_PID] = this.ownerWord;
     meta[M_OWNER_TID] = this.ownerId;
-    meta[M_OWNER_SEQ] = held;
+    // Last, and on weakly ordered CPUs as a release: a waiter that reads
+    // this holding's sequence here must not read the identity of the last.
+    if (WEAK_MEMORY_ORDER) Atomics.store(meta, M_OWNER_SEQ, held);
+    else meta[M_OWNER_SEQ] = held;
     return held;
   }
 
@@ -220,10 +226,12 @@ export class ShardLock {
     const meta = shard.meta;
     const start = performance.now();
     let stall = this.stalls.get(shard);
-    if (stall === undefined || stall.seq !== seq) {
-      stall = { seq, since: start, gaveUp: false, warned: false };
+    if (stall === undefined || stall.seq !== seq || !(start - stall.seen <= Math.max(Math.min(this.waitMs, this.leaseMs), SLEEP_MAX_MS))) {
+      stall = { seq, since: start, seen: start, gaveUp: false, warned: false };
       this.stalls.set(shard, stall);
     }
+    // No bound (waitMs Infinity, or the repair of lockWasTaken): wait on.
+    bounded = bounded && Number.isFinite(this.waitMs);
     // Sleep instead of spinning: with more threads than cores the holder may
     // be waiting for our core. The waiter count tells releasers to notify;
     // the wait returns at once if the sequence already moved on. (A
@@ -246,6 +254,7 @@ export class ShardLock {
       }
       const state = this.holderState(shard, seq);
       const now = performance.now();
+      stall.seen = now;
       const heldMs = now - stall.since;
       if (state === OWNER_DEAD || (state === OWNER_UNKNOWN && heldMs >= this.leaseMs)) {
         this.stalls.delete(shard);

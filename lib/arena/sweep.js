@@ -33,8 +33,8 @@ export class Sweeper {
   constructor(arena, owner) {
     this.arena = arena;
     this.owner = owner;
-    /** Recorded next to `owner`: our pid, and in a mapped file our thread slot (see liveness.js). */
-    this.pidWord = ownerPidWord(arena.liveness);
+    /** Recorded next to `owner`: our pid (for messages; liveness goes by `owner`, see liveness.js). */
+    this.pidWord = ownerPidWord();
     this.h32 = new Int32Array(arena.buffer, 0, HEADER_BYTES / 4);
     this.h64 = new Float64Array(arena.buffer, 0, HEADER_BYTES / 8);
     this.leaseMs = arena.header.sweepIntervalMs * LEASE_INTERVALS;

@@ -9,6 +9,7 @@
 
 import { currentThreadId, isThreadAlive } from '../native/thread-identity.js';
 import { H32_ANON_THREAD_COUNTER, THREAD_SLOT_BYTES } from './layout.js';
+import { claimOwnerId, OWNER_DEAD, ownerState } from './liveness.js';
 
 /** Counter indexes inside a slot's Float64Array (index 0 holds the owner). */
 export const STAT = Object.freeze({
@@ -65,84 +66,77 @@ const PID_LIMIT = 2 ** 22;
 // shares the slot (all increments still come from this one thread). The
 // buffer may be another view of the same memory (a structured clone) or a
 // new mapping of the same file, so a known slot is reused only while the
-// arena itself still names this thread as its owner.
+// arena itself still names this thread as its owner, and (in a mapped file)
+// while this thread can hold its claim again: after its last instance
+// closed, another thread may have taken either.
 const heldSlots = new Map();
 
 /**
  * The owner word of slot `slot` if its owner is known to be dead, else 0.
- * With `liveness` (a mapped file), the slot's liveness lock says, in any PID
- * namespace; otherwise the kernel is asked about the owner's tid, which is
- * only meaningful in this process's namespace (an in-memory arena's threads
- * are all in this process).
+ * With `liveness` (a mapped file), the owner word is a claim's owner id
+ * (see liveness.js claimOwnerId) and the claim's liveness lock says, in any
+ * PID namespace (a positive word is a tid an earlier version wrote: not
+ * known to be dead); otherwise the kernel is asked about the owner's tid,
+ * which is only meaningful in this process's namespace (an in-memory
+ * arena's threads are all in this process).
  * @param {Int32Array} owners
  * @param {number} slot
  * @param {import('./liveness.js').ThreadLiveness | null} liveness
  * @returns {number}
  */
 function ownerIsGone(owners, slot, liveness) {
-  const tid = Atomics.load(owners, slot * WORDS_PER_SLOT);
+  const word = Atomics.load(owners, slot * WORDS_PER_SLOT);
   const pid = owners[slot * WORDS_PER_SLOT + 1];
-  if (liveness !== null) return tid !== 0 && !liveness.slotAlive(slot) ? tid : 0;
-  return tid > 0 && pid > 0 && isThreadAlive(pid, tid) === false ? tid : 0;
+  if (liveness !== null) return word !== 0 && ownerState(pid, word, liveness) === OWNER_DEAD ? word : 0;
+  return word > 0 && pid > 0 && isThreadAlive(pid, word) === false ? word : 0;
 }
 
 /**
  * Claims this thread's counter slot in the arena; with `liveness` (a
- * mapped file, see liveness.js), also the slot's liveness lock.
+ * mapped file, see liveness.js), first a claim of the file, whose liveness
+ * lock this thread holds until the instance closes.
  * @param {import('./liveness.js').ThreadLiveness | null} [liveness]
  * @returns {{ counters: Float64Array, slot: number, shared: boolean, tid: number, owner: number }}
  *   `owner` is the id this thread's holdings are recorded under (see
- *   liveness.js ownerState): its claim id in a mapped file, else its kernel
- *   tid (or a negative id without the addon). `shared` is true when every slot belongs to a live thread and this thread
- *   has to share the last one (its counts may then lose a few increments).
+ *   liveness.js ownerState): its claim's owner id in a mapped file, else
+ *   its kernel tid (or a negative id without the addon). `shared` is true
+ *   when every slot belongs to a live thread and this thread has to share
+ *   the last one for its counts (which may then lose a few increments; its
+ *   identity is its claim's all the same).
  */
 export function claimThreadSlot(buffer, layout, liveness = null) {
   const owners = new Int32Array(buffer, layout.statsOffset, (layout.threadSlots * THREAD_SLOT_BYTES) / 4);
-  if (liveness !== null) liveness.bind(layout);
   const known = heldSlots.get(layout.arenaId);
   if (known !== undefined) {
-    if (known.counters.buffer === buffer) {
-      // One more instance on the same mapping: one more hold of the slot's lock (each gives one back).
-      if (liveness !== null && !known.shared) liveness.hold(known.slot);
-      return known;
-    }
     const base = known.slot * WORDS_PER_SLOT;
-    if (known.shared || (Atomics.load(owners, base) === known.owner && owners[base + 1] === process.pid)) {
-      // Another mapping of the same file: the lock this thread holds for the slot serves it too.
-      if (liveness !== null && !known.shared) liveness.hold(known.slot);
+    const stillNamed = known.shared || Atomics.load(owners, base) === known.owner;
+    // One more hold of the claim's lock (each instance gives one back).
+    if (stillNamed && (liveness === null || liveness.hold(-known.owner))) {
+      if (known.counters.buffer === buffer) return known;
+      // Another mapping of the same file, or another view of the same memory.
       const counters = new Float64Array(buffer, layout.statsOffset + known.slot * THREAD_SLOT_BYTES, DOUBLES_PER_SLOT);
       const claim = { ...known, counters };
       heldSlots.set(layout.arenaId, claim);
       return claim;
     }
+    heldSlots.delete(layout.arenaId);
   }
   const header = new Int32Array(buffer, 0, H32_ANON_THREAD_COUNTER + 1);
   const tid = currentThreadId();
-  // In a mapped file a thread is known by a claim id that no other claim of
-  // the file has had (a negative number from the header's counter), never
-  // by its tid: threads of two PID namespaces can have equal pids and tids
-  // (see liveness.js), and its slot's liveness lock tells whether it lives.
-  // In memory, every thread is this process's and its kernel tid names it;
+  // In memory every thread is this process's and its kernel tid names it;
   // without the addon there is no tid, and a unique negative id still marks
-  // the slot as taken (it just can never be recognised as dead).
-  const owner = tid > 0 && liveness === null ? tid : -1 - (Atomics.add(header, H32_ANON_THREAD_COUNTER, 1) & 0x3fffffff);
+  // the slot as taken (it just can never be recognised as dead). In a
+  // mapped file, the claim (see liveness.js).
+  let owner;
+  if (liveness !== null) owner = claimOwnerId(liveness.claimNew());
+  else owner = tid > 0 ? tid : -1 - (Atomics.add(header, H32_ANON_THREAD_COUNTER, 1) & 0x3fffffff);
   let slot = -1;
-  // A slot is this thread's once its owner word is, and (for a mapped file)
-  // its liveness lock too: a free slot whose lock is held belongs to a live
-  // thread whose slot was freed under it (by a sole opener's restart
-  // recovery, or a damaged slot's reset); it is given back.
-  const take = (i, expected) => {
-    if (Atomics.compareExchange(owners, i * WORDS_PER_SLOT, expected, owner) !== expected) return false;
-    if (liveness === null || liveness.hold(i)) return true;
-    Atomics.compareExchange(owners, i * WORDS_PER_SLOT, owner, expected);
-    return false;
-  };
   for (let i = 0; i < layout.threadSlots && slot < 0; i++) {
-    if (take(i, 0)) slot = i;
+    if (Atomics.compareExchange(owners, i * WORDS_PER_SLOT, 0, owner) === 0) slot = i;
   }
   for (let i = 0; i < layout.threadSlots && slot < 0; i++) {
     const dead = ownerIsGone(owners, i, liveness);
-    if (dead !== 0 && take(i, dead)) slot = i;
+    if (dead !== 0 && Atomics.compareExchange(owners, i * WORDS_PER_SLOT, dead, owner) === dead) slot = i;
   }
   const shared = slot < 0;
   if (shared) slot = layout.threadSlots - 1;

@@ -36,7 +36,7 @@ import { openArenaFile } from '../arena/file.js';
 import { requireNative } from '../native/addon.js';
 import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
 import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
-import { kBothStampsAreCurrent, kFillLocked, kInvalidation, kReadStamp, kStampIsCurrent } from '../internal-symbols.js';
+import { kBothStampsAreCurrent, kFillLocked, kInvalidation, kReadStamp, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
 import { keyHasPrefix } from './invalidation/batch.js';
 
 
@@ -618,19 +618,43 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     const keys = this.#keys;
     keys.encode(key);
-    const deleted = this.#arena.delete(keys);
-    if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
-    // Published even when nothing was here: a peer may have the key.
-    this.#publish(OUTBOX_DELETE, keys.length);
-    return deleted;
+    try {
+      return this.#arena.delete(keys);
+    } finally {
+      // Also when the delete failed (ERR_ARENA_BUSY): dropping the key
+      // elsewhere is never wrong. Published even when nothing was here: a
+      // peer may have the key. (No user code ran since the encode.)
+      if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
+      this.#publish(OUTBOX_DELETE, keys.length);
+    }
   }
 
   /** Removes every entry, in every thread's view. Counters are kept. */
   clear() {
     if (this.#closed) throw closedError();
-    this.#arena.clear();
-    this.#near?.clear();
-    this.#publish(OUTBOX_CLEAR, 0);
+    try {
+      this.#arena.clear();
+    } finally {
+      // Also when a shard could not be cleared (ERR_ARENA_BUSY): the others were.
+      this.#near?.clear();
+      this.#publish(OUTBOX_CLEAR, 0);
+    }
+  }
+
+  /**
+   * Runs `fn()` with this instance's shard lock waits unbounded (see
+   * lib/cache/fully-waiting.js): for the internal users whose writes must
+   * not be cut short by lockWaitMs.
+   */
+  [kWaitFully](fn) {
+    const lock = this.#arena.lock;
+    const waitMs = lock.waitMs;
+    lock.waitMs = Infinity;
+    try {
+      return fn();
+    } finally {
+      lock.waitMs = waitMs;
+    }
   }
 
   /** Hands a write of the last encoded key (none for a clear) to the InvalidationBus, when one runs: one load otherwise. */
@@ -660,7 +684,10 @@ export class SharedCache {
         if (this.#bus === bus) this.#bus = null;
       },
       closed: () => this.#closed,
-      apply: (invalidation) => this.#applyRemote(invalidation),
+      // A peer's invalidation must land (its sender was told it did): not
+      // bounded by lockWaitMs, as a stopped holder would otherwise leave the
+      // stale value behind for good.
+      apply: (invalidation) => this[kWaitFully](() => this.#applyRemote(invalidation)),
       storedValue: (key) => this.#storedValue(key),
     };
     return this.#invalidationPort;

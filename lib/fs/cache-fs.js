@@ -41,6 +41,7 @@ import { AccessStats, requireAccessStats } from './access-stats.js';
 import { dataKey, dataKeyPrefix, listingKey, newNonce, RootKeys } from './cache-keys.js';
 import { checkMode, decode, mkdirOptions, readEncoding, rmOptions, toBytes, writeOptions } from '../fs-compat/arguments.js';
 import { NearCache } from './near-cache.js';
+import { fullyWaiting } from '../cache/fully-waiting.js';
 import { isRacy } from './racy.js';
 
 /** Disk reads overlapped by a flush are repeated this often before one is made under the file's lock. */
@@ -61,6 +62,8 @@ function checkPathList(paths) {
 export class CacheFS extends EventEmitter {
   #root;
   #cache;
+  /** The cache's get, set, delete and keys, waiting for a stopped lock holder rather than give up (see fully-waiting.js). */
+  #store;
   #writeMode;
   #validateMs;
   /** options.timestampGranularityMs, or null when the backing's times tell every change (an InodeFS): no racily clean rule. */
@@ -115,12 +118,13 @@ export class CacheFS extends EventEmitter {
       throw new ArenaCacheError(codes.ERR_FS_ROOT, `options.root ${typeof resolved.root === 'string' ? resolved.root : describe(resolved.root)} cannot be served: ${cause.message}`, { cause });
     }
     this.#cache = resolved.cache;
+    this.#store = fullyWaiting(resolved.cache);
     this.#writeMode = resolved.writeMode;
     this.#validateMs = resolved.validateMs;
     this.#minGranularityMs = this.#root.coarseTimes === true ? resolved.timestampGranularityMs : null;
     this.#blockBytes = resolved.blockBytes;
     this.#maxFileBytes = resolved.maxFileBytes;
-    this.#keys = new RootKeys(this.#cache, this.#root.id);
+    this.#keys = new RootKeys(this.#store, this.#root.id);
     if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
     if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#keys.rootId, this.#counters, this.#root.sync.rewrite);
     if (resolved.accessStatsPath !== undefined) {
@@ -402,12 +406,12 @@ export class CacheFS extends EventEmitter {
     const under = prefix === undefined ? null : this.#root.resolve(prefix, 'target.prefix').key;
     const doomed = [];
     // Walks the cache's keys (O(entries)): a batch operation, not a hot path.
-    for (const [key, file] of this.#keys.currentRecords(this.#cache.keys())) {
+    for (const [key, file] of this.#keys.currentRecords(this.#store.keys())) {
       const match = under !== null ? under === '' || file === under || file.startsWith(`${under}/`) : minimatch(file, pattern, { dot: true });
       if (match) doomed.push(key);
     }
     let dropped = 0;
-    for (const key of doomed) if (this.#cache.delete(key)) dropped++;
+    for (const key of doomed) if (this.#store.delete(key)) dropped++;
     return dropped;
   }
 
@@ -576,7 +580,7 @@ export class CacheFS extends EventEmitter {
     // A file: node:fs gives ENOTDIR.
     if (!isDirectoryRecord(record)) return yield ['readdir', target];
     if (record.nonce !== undefined) {
-      const cached = this.#cache.get(listingKey(record.nonce));
+      const cached = this.#store.get(listingKey(record.nonce));
       // A copy: the caller may sort it, and the cache may hand out its value frozen (options.nearCache).
       if (cached !== undefined) return cached.slice();
     }
@@ -587,7 +591,7 @@ export class CacheFS extends EventEmitter {
     if (sameVersion(record, after) && !this.#racy(after, listedAt)) {
       // Like file data, a listing is named by a nonce in the directory's record.
       after.nonce = newNonce();
-      this.#cache.set(listingKey(after.nonce), names);
+      this.#store.set(listingKey(after.nonce), names);
       this.#setRecord(this.#keys.recordKey(key), after);
     }
     return names;
@@ -794,7 +798,7 @@ export class CacheFS extends EventEmitter {
       const blockBytes = this.#blockBytes;
       const prefix = dataKeyPrefix(record.nonce);
       for (let block = 0, start = 0; start < data.length; block++, start += blockBytes) {
-        this.#cache.set(dataKey(prefix, block), data.subarray(start, Math.min(data.length, start + blockBytes)));
+        this.#store.set(dataKey(prefix, block), data.subarray(start, Math.min(data.length, start + blockBytes)));
       }
     }
     this.#setRecord(metaKey, record);
@@ -808,12 +812,12 @@ export class CacheFS extends EventEmitter {
     const prefix = dataKeyPrefix(record.nonce);
     const blockBytes = this.#blockBytes;
     if (size <= blockBytes) {
-      const only = this.#cache.get(dataKey(prefix, 0));
+      const only = this.#store.get(dataKey(prefix, 0));
       return only !== undefined && only.length === size ? only : null;
     }
     const out = Buffer.allocUnsafe(size);
     for (let block = 0, start = 0; start < size; block++, start += blockBytes) {
-      const part = this.#cache.get(dataKey(prefix, block));
+      const part = this.#store.get(dataKey(prefix, block));
       if (part === undefined || part.length !== Math.min(blockBytes, size - start)) return null;
       part.copy(out, start);
     }
@@ -822,15 +826,15 @@ export class CacheFS extends EventEmitter {
 
   // A null record key (a path too long for the cache, see RootKeys#recordKey) holds nothing.
   #getRecord(metaKey) {
-    return metaKey === null ? undefined : decodeRecord(this.#cache.get(metaKey));
+    return metaKey === null ? undefined : decodeRecord(this.#store.get(metaKey));
   }
 
   #setRecord(metaKey, record) {
-    if (metaKey !== null) this.#cache.set(metaKey, encodeRecord(record));
+    if (metaKey !== null) this.#store.set(metaKey, encodeRecord(record));
   }
 
   #dropRecord(metaKey) {
-    return metaKey !== null && this.#cache.delete(metaKey);
+    return metaKey !== null && this.#store.delete(metaKey);
   }
 
   /** A directory's entries changed: its record (and so the listing it names) must be read again. */

@@ -50,7 +50,7 @@ export class RootKeys {
   #maxPathBytes;
 
   /**
-   * @param {import('../cache/shared-cache.js').SharedCache} cache
+   * @param {ReturnType<typeof import('../cache/fully-waiting.js').fullyWaiting>} cache the cache's calls (see fully-waiting.js)
    * @param {string} rootIdentity what names the root on this machine (a backing's id)
    */
   constructor(cache, rootIdentity) {

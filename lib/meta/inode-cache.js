@@ -10,13 +10,16 @@
 // follows it, or it comes after and reads the new state.
 
 import { SharedCache } from '../cache/shared-cache.js';
-import { kFillLocked, kReadStamp, kStampIsCurrent } from '../internal-symbols.js';
+import { fullyWaiting } from '../cache/fully-waiting.js';
+import { kReadStamp, kStampIsCurrent } from '../internal-symbols.js';
 
 /** Shared memory per cached entry (records carry inline file data). */
 const BYTES_PER_ENTRY = 2048;
 
 export class InodeCache {
   #cache = null;
+  /** The cache's calls that take a lock, waiting for a stopped holder rather than give up (see fully-waiting.js). */
+  #calls = null;
   #private;
   #maxSize;
   #hits = 0;
@@ -34,6 +37,7 @@ export class InodeCache {
     this.#prefix = prefix;
     if (shared !== undefined) {
       this.#cache = shared;
+      this.#calls = fullyWaiting(shared);
       this.#maxSize = shared.stats().maxEntries ?? size;
     } else {
       this.resize(size);
@@ -56,7 +60,7 @@ export class InodeCache {
   get(key, load) {
     if (this.#cache === null) return load();
     const cacheKey = this.#prefix + key;
-    const value = this.#cache.get(cacheKey);
+    const value = this.#calls.get(cacheKey);
     if (value !== undefined) {
       this.#hits++;
       if (this.#trace !== null) {
@@ -70,7 +74,7 @@ export class InodeCache {
     this.#trace = null;
     let loaded;
     try {
-      return this.#cache[kFillLocked](cacheKey, () => (loaded = load()));
+      return this.#calls.fillLocked(cacheKey, () => (loaded = load()));
     } catch (error) {
       // A record too large for the cache's entries (inline content): served, not cached.
       if (error instanceof RangeError && loaded !== undefined) return loaded;
@@ -116,15 +120,15 @@ export class InodeCache {
       // next read fills them from lmdb under the shard lock. A private cache
       // has one writer, whose updates come in commit order.
       if (value === undefined || !this.#private) {
-        this.#cache.delete(cacheKey);
+        this.#calls.delete(cacheKey);
         continue;
       }
       try {
-        this.#cache.set(cacheKey, value);
+        this.#calls.set(cacheKey, value);
       } catch (error) {
         // Too large to cache (inline content): the old value must not stay.
         if (!(error instanceof RangeError)) throw error;
-        this.#cache.delete(cacheKey);
+        this.#calls.delete(cacheKey);
       }
     }
   }
@@ -135,7 +139,7 @@ export class InodeCache {
   }
 
   flush() {
-    this.#cache?.clear();
+    this.#calls?.clear();
   }
 
   /** A new private cache of `size` entries (0: none). */
@@ -144,10 +148,12 @@ export class InodeCache {
     this.#trace = null;
     this.#maxSize = size;
     this.#cache = size === 0 ? null : new SharedCache({ memoryBytes: Math.max(2 ** 20, size * BYTES_PER_ENTRY), max: size, policy: 'lru' });
+    this.#calls = this.#cache === null ? null : fullyWaiting(this.#cache);
   }
 
   close() {
     if (this.#private) this.#cache?.close();
     this.#cache = null;
+    this.#calls = null;
   }
 }

@@ -87,26 +87,29 @@ export function mappingFlush(buffer) {
   return requireNative('flush()').mappingFlush(view);
 }
 
-/** The view of a mapped `buffer` and a thread `slot`, checked for the liveness functions. */
-function livenessArguments(buffer, slot) {
+/** Claim ids of the liveness functions run from 1 to this (src/native/mapped_file.cc kMaxClaimId). */
+export const MAX_CLAIM_ID = 2 ** 30;
+
+/** The view of a mapped `buffer` and a claim `id`, checked for the liveness functions. */
+function livenessArguments(buffer, id) {
   const view = new Uint8Array(buffer);
   checkWholeView('buffer', view);
-  if (typeof slot !== 'number') throw new TypeError(`slot must be a number (got ${describe(slot)})`);
-  if (!Number.isInteger(slot) || slot < 0 || slot > 65535) throw new RangeError(`slot must be an integer from 0 to 65535 (got ${describe(slot)})`);
+  if (typeof id !== 'number') throw new TypeError(`id must be a number (got ${describe(id)})`);
+  if (!Number.isInteger(id) || id < 1 || id > MAX_CLAIM_ID) throw new RangeError(`id must be an integer from 1 to ${MAX_CLAIM_ID} (got ${describe(id)})`);
   return view;
 }
 
-/** This thread takes the liveness lock of thread slot `slot` of the mapped `buffer`'s file; false when another thread holds it. */
-export function livenessHold(buffer, slot) {
-  return requireNative('livenessHold()').livenessHold(livenessArguments(buffer, slot), slot);
+/** This thread takes the liveness lock of claim `id` of the mapped `buffer`'s file; false when another thread holds it. */
+export function livenessHold(buffer, id) {
+  return requireNative('livenessHold()').livenessHold(livenessArguments(buffer, id), id);
 }
 
-/** Gives back this thread's liveness lock of `slot` (false: it held none). */
-export function livenessRelease(buffer, slot) {
-  return requireNative('livenessRelease()').livenessRelease(livenessArguments(buffer, slot), slot);
+/** Gives back this thread's liveness lock of claim `id` (false: it held none). */
+export function livenessRelease(buffer, id) {
+  return requireNative('livenessRelease()').livenessRelease(livenessArguments(buffer, id), id);
 }
 
-/** Whether some thread, of any process in any PID namespace, holds the liveness lock of `slot`. */
-export function livenessAlive(buffer, slot) {
-  return requireNative('livenessAlive()').livenessAlive(livenessArguments(buffer, slot), slot);
+/** Whether some thread, of any process in any PID namespace, holds the liveness lock of claim `id`. */
+export function livenessAlive(buffer, id) {
+  return requireNative('livenessAlive()').livenessAlive(livenessArguments(buffer, id), id);
 }

@@ -44,7 +44,7 @@ std::unordered_map<uintptr_t, Mapping*> registry;
 struct EnvHolds {
   std::unordered_map<uintptr_t, int> counts;
   // This thread's liveness locks (see livenessHold): a descriptor of its own
-  // per arena file and thread slot, with the holds counted (each cache
+  // per arena file and claim id, with the holds counted (each cache
   // instance of the thread on the file is one), closed at the last release
   // or when the thread ends, which drops the lock. While the descriptor is
   // open its file's inode cannot be freed, so (dev, ino) cannot come to
@@ -58,10 +58,12 @@ struct EnvHolds {
 };
 
 // Byte ranges of an arena file's OFD locks. Openers lock [0,
-// kLivenessBase): the arena itself, however large. Thread slot `s` is alive
-// while byte kLivenessBase + s is write-locked: past any arena, so the two
-// kinds never conflict, and far below the largest lock offset.
+// kLivenessBase): the arena itself, however large. The thread that claimed
+// the file under id `c` (1 to kMaxClaimId, see lib/arena/liveness.js) is
+// alive while byte kLivenessBase + c is write-locked: past any arena, so
+// the two kinds never conflict, and far below the largest lock offset.
 constexpr off_t kLivenessBase = off_t{1} << 40;
+constexpr int64_t kMaxClaimId = int64_t{1} << 30;
 
 // Replaces the file's pages with zeroed private memory at the same address:
 // the file is no longer mapped (its descriptor and lock are closed), yet a
@@ -410,27 +412,27 @@ int MappingFd(void* data) {
   return fcntl(found->second->fd, F_DUPFD_CLOEXEC, 0);
 }
 
-bool LivenessArguments(const Napi::CallbackInfo& info, const char* signature, void** data, int* slot) {
+bool LivenessArguments(const Napi::CallbackInfo& info, const char* signature, void** data, int* id) {
   Arguments args(info, signature);
   size_t length = 0;
   return args.Count(2) && args.TypedArray(args.At(0, "view"), napi_uint8_array, -1, "a Uint8Array", data, &length) &&
-         args.Integer(args.At(1, "slot"), 0, 65535, slot);
+         args.Integer(args.At(1, "id"), 1, kMaxClaimId, id);
 }
 
-// The key of a liveness hold of `slot` on the file open at `fd`; false
+// The key of a liveness hold of claim `id` on the file open at `fd`; false
 // (errno set) when it cannot be told.
-bool LivenessKeyOf(int fd, int slot, EnvHolds::LivenessKey* key) {
+bool LivenessKeyOf(int fd, int id, EnvHolds::LivenessKey* key) {
   struct stat st;
   if (fstat(fd, &st) != 0) return false;
-  *key = std::make_tuple(st.st_dev, st.st_ino, slot);
+  *key = std::make_tuple(st.st_dev, st.st_ino, id);
   return true;
 }
 
-struct flock LivenessByte(int slot, short type) {
+struct flock LivenessByte(int id, short type) {
   struct flock lock = {};
   lock.l_type = type;
   lock.l_whence = SEEK_SET;
-  lock.l_start = kLivenessBase + slot;
+  lock.l_start = kLivenessBase + id;
   lock.l_len = 1;
   return lock;
 }
@@ -440,12 +442,12 @@ struct flock LivenessByte(int slot, short type) {
 Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   void* data = nullptr;
-  int slot = 0;
-  if (!LivenessArguments(info, "livenessHold(view, slot)", &data, &slot)) return env.Undefined();
+  int id = 0;
+  if (!LivenessArguments(info, "livenessHold(view, id)", &data, &id)) return env.Undefined();
   const int mappingFd = MappingFd(data);
   if (mappingFd < 0) return ThrowFsError(env, errno, "livenessHold");
   EnvHolds::LivenessKey key;
-  if (!LivenessKeyOf(mappingFd, slot, &key)) {
+  if (!LivenessKeyOf(mappingFd, id, &key)) {
     const int statError = errno;
     close(mappingFd);
     return ThrowFsError(env, statError, "fstat");
@@ -465,13 +467,13 @@ Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
   const int openError = errno;
   close(mappingFd);
   if (fd < 0) return ThrowFsError(env, openError, "open", self);
-  struct flock lock = LivenessByte(slot, F_WRLCK);
+  struct flock lock = LivenessByte(id, F_WRLCK);
   for (;;) {
     if (fcntl(fd, F_OFD_SETLK, &lock) == 0) break;
     if (errno == EINTR) continue;
     const int error = errno;
     close(fd);
-    // Held: the slot's owner is alive (in this namespace or another).
+    // Held: the claim's thread is alive (in this namespace or another).
     if (error == EAGAIN || error == EACCES) return Napi::Boolean::New(env, false);
     return ThrowFsError(env, error, "fcntl(F_OFD_SETLK)");
   }
@@ -482,12 +484,12 @@ Napi::Value MappedFile::LivenessHold(const Napi::CallbackInfo& info) {
 Napi::Value MappedFile::LivenessRelease(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   void* data = nullptr;
-  int slot = 0;
-  if (!LivenessArguments(info, "livenessRelease(view, slot)", &data, &slot)) return env.Undefined();
+  int id = 0;
+  if (!LivenessArguments(info, "livenessRelease(view, id)", &data, &id)) return env.Undefined();
   const int mappingFd = MappingFd(data);
   if (mappingFd < 0) return Napi::Boolean::New(env, false);
   EnvHolds::LivenessKey key;
-  const bool known = LivenessKeyOf(mappingFd, slot, &key);
+  const bool known = LivenessKeyOf(mappingFd, id, &key);
   close(mappingFd);
   if (!known) return Napi::Boolean::New(env, false);
   EnvHolds* holds = HoldsOf(env);
@@ -503,11 +505,11 @@ Napi::Value MappedFile::LivenessRelease(const Napi::CallbackInfo& info) {
 Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   void* data = nullptr;
-  int slot = 0;
-  if (!LivenessArguments(info, "livenessAlive(view, slot)", &data, &slot)) return env.Undefined();
+  int id = 0;
+  if (!LivenessArguments(info, "livenessAlive(view, id)", &data, &id)) return env.Undefined();
   const int mappingFd = MappingFd(data);
   if (mappingFd < 0) return ThrowFsError(env, errno, "livenessAlive");
-  struct flock lock = LivenessByte(slot, F_WRLCK);
+  struct flock lock = LivenessByte(id, F_WRLCK);
   // A lock of another open file description (any thread's, this one's own
   // included) is reported; the mapping's own description holds none there.
   int result = 0;

@@ -56,18 +56,19 @@ class MappedFile {
   // mappingFlush(view) -> Promise: msync(MS_SYNC) and fdatasync on a worker
   // thread; rejects with the errno error.
   static Napi::Value Flush(const Napi::CallbackInfo& info);
-  // livenessHold(view, slot) -> boolean: this thread takes the liveness lock
-  // of thread slot `slot` of the arena file mapped at `view`: a write lock
-  // on one byte past the arena, through an open file description of the
-  // thread's own, kept until the thread ends (or livenessRelease). The
+  // livenessHold(view, id) -> boolean: this thread takes the liveness lock
+  // of claim `id` (1 to 2^30) of the arena file mapped at `view`: a write
+  // lock on one byte past the arena, through an open file description of
+  // the thread's own, kept until the thread ends (or livenessRelease). The
   // kernel drops it when the process dies, so any process, in any PID
-  // namespace, can tell whether the slot's owner lives (livenessAlive).
+  // namespace, can tell whether the claim's thread lives (livenessAlive).
   // false when another thread holds it.
   static Napi::Value LivenessHold(const Napi::CallbackInfo& info);
-  // livenessRelease(view, slot) -> boolean: gives one hold back (false: none
+  // livenessRelease(view, id) -> boolean: gives one hold back (false: none
   // held); the lock is dropped at the last.
   static Napi::Value LivenessRelease(const Napi::CallbackInfo& info);
-  // livenessAlive(view, slot) -> boolean: whether any thread holds it.
+  // livenessAlive(view, id) -> boolean: whether a thread holds its write
+  // lock (a read lock is anyone's who may read the file, never an owner's).
   static Napi::Value LivenessAlive(const Napi::CallbackInfo& info);
 };
 

@@ -162,9 +162,9 @@ const EXPORTS = [
   { fn: 'mappingFlush', params: [uint8Array('view')] },
   { fn: 'mappingFaults', params: [] },
   { fn: 'mappingTruncated', params: [uint8Array('view')] },
-  { fn: 'livenessHold', params: [uint8Array('view'), integer('slot', 0, 65535, 0)] },
-  { fn: 'livenessRelease', params: [uint8Array('view'), integer('slot', 0, 65535, 0)] },
-  { fn: 'livenessAlive', params: [uint8Array('view'), integer('slot', 0, 65535, 0)] },
+  { fn: 'livenessHold', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
+  { fn: 'livenessRelease', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
+  { fn: 'livenessAlive', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
   {
     fn: 'futexWait',
     params: [
