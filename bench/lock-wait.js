@@ -8,9 +8,12 @@
 // descheduled or collect garbage inside its critical section), while one
 // more thread runs verify() (which holds each shard while it checks it)
 // in a loop. Every call is timed; the table gives the slowest calls, which
-// is how long a call may have to wait for a live holder that is not
-// stopped. Run once with automatic shards and once with a single shard
-// (every call contends). lockWaitMs is an hour here, so that nothing gives up.
+// bound how long a call may have to wait for live holders that are not
+// stopped (a call may wait for several holdings in a row; lockWaitMs bounds
+// each one). Run once with automatic shards and once with a single shard
+// (every call contends), with the default lockWaitMs: since nobody is
+// stopped, every timeout counted is a call that gave up on a holder that
+// was only slow (a set that gives up is counted, not thrown, here).
 // Environment: BENCH_TIME_MS per configuration (10000), BENCH_THREADS,
 // BENCH_JSON=path (or --json path).
 
@@ -21,6 +24,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createHistogram } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
+import { DEFAULT_LOCK_WAIT_MS } from '../lib/arena/layout.js';
 import { jsonPath, positiveInt } from './lib/env.js';
 import { printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
@@ -42,8 +46,15 @@ function hammer({ path, ms, seed, role }) {
       cache.verify();
     } else {
       const key = `k${Math.floor(random() * 4096)}`;
-      if (random() < 0.5) cache.set(key, values[Math.floor(random() * values.length)]);
-      else cache.get(key);
+      if (random() < 0.5) {
+        try {
+          cache.set(key, values[Math.floor(random() * values.length)]);
+        } catch (error) {
+          if (error?.code !== 'ERR_ARENA_BUSY') throw error;
+        }
+      } else {
+        cache.get(key);
+      }
     }
     histogram.record(Math.max(1, Math.round((performance.now() - started) * 1000)));
     calls++;
@@ -65,7 +76,7 @@ async function runThreads(path, ms, threads, seedBase, withVerifier) {
 async function configuration(name, options, ms, threads) {
   const path = `/dev/shm/arenacache-bench-lock-wait-${process.pid}.arena`;
   rmSync(path, { force: true });
-  const cache = SharedCache.open(path, { memoryBytes: 64 * MiB, lockWaitMs: 3_600_000, ...options });
+  const cache = SharedCache.open(path, { memoryBytes: 64 * MiB, ...options });
   try {
     const half = Math.floor(threads / 2);
     const other = fork(new URL(import.meta.url), ['--party', JSON.stringify({ path, ms, threads: threads - half })]);
@@ -114,7 +125,7 @@ async function main() {
       'slowest call ms': row.maxMs.toFixed(1),
       'slowest verify() ms': row.verifyMaxMs.toFixed(1),
       'lock waits': row.lockWaits,
-      timeouts: row.lockTimeouts,
+      [`timeouts (lockWaitMs ${DEFAULT_LOCK_WAIT_MS})`]: row.lockTimeouts,
       recoveries: row.lockRecoveries,
     })),
   );
