@@ -7,6 +7,8 @@
 // are Node workers too, with the same globals; nothing runs in a browser.
 import js from '@eslint/js';
 import globals from 'globals';
+import importX from 'eslint-plugin-import-x';
+import { layerZones } from './scripts/layers.js';
 
 export default [
   {
@@ -42,6 +44,17 @@ export default [
       // property (a checksum field before hashing, NODE_TEST_CONTEXT from a
       // child's environment): the named sibling is unused on purpose.
       'no-unused-vars': ['error', { ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // The layer rule of docs/architecture.md: each folder of lib/ imports
+    // only the folders below it (scripts/layers.js lists them), and no
+    // module imports itself through others.
+    files: ['lib/**/*.js'],
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: layerZones() }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
 ];

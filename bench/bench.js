@@ -15,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { POLICY_NAMES } from '../lib/arena/layout.js';
+import { POLICY_NAMES } from '../lib/arena/common/layout.js';
 import { renderChart } from './lib/chart.js';
 import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable } from './lib/format.js';

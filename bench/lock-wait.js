@@ -1,6 +1,6 @@
 // npm run bench:lock-wait — how long calls wait for a shard lock that a
 // live thread holds, when nobody is stopped: the measurement behind the
-// default of options.lockWaitMs (lib/arena/layout.js DEFAULT_LOCK_WAIT_MS).
+// default of options.lockWaitMs (lib/arena/common/layout.js DEFAULT_LOCK_WAIT_MS).
 //
 // More threads than cores (BENCH_THREADS, default 4 per core, half of them
 // in a second process) set and get values of 64 B to 256 KiB in one
@@ -24,7 +24,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createHistogram } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { DEFAULT_LOCK_WAIT_MS } from '../lib/arena/layout.js';
+import { DEFAULT_LOCK_WAIT_MS } from '../lib/arena/common/layout.js';
 import { jsonPath, positiveInt } from './lib/env.js';
 import { printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';

@@ -1,7 +1,7 @@
 // npm run bench:repair — what recovery costs and what makes it possible.
 //
 //   1. A dead lock holder: the time to rebuild a full shard from its rings
-//      (lib/arena/rebuild.js), against shard size, next to resetting it
+//      (lib/arena/entries/rebuild.js), against shard size, next to resetting it
 //      (what recovery did before, losing every entry). One shard of 1, 4
 //      and 16 MiB, filled with entries of 64-1024 B (random sizes, seeded)
 //      until it evicts, then rebuilt BENCH_ROUNDS times under its lock as a
@@ -18,8 +18,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import zlib from 'node:zlib';
 import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/arena.js';
-import { recordChecksum } from '../lib/arena/record.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { recordChecksum } from '../lib/arena/entries/record.js';
 import { jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';

@@ -3,7 +3,7 @@
 // public API; none of them is exported from the package.
 
 // SharedCache's, for CacheFS's near cache and InodeFS's path memo (see
-// lib/arena/record-stamp.js for what a stamp proves).
+// lib/arena/entries/record-stamp.js for what a stamp proves).
 
 /** [kReadStamp](): the RecordStamp of the value the last get() returned (call only after a hit). */
 export const kReadStamp = Symbol('readStamp');

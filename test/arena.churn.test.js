@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { Arena } from '../lib/arena/arena.js';
-import { TAG_MASK } from '../lib/arena/shard.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { SharedCache } from '../lib/index.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 import { MiB } from './helpers/units.js';

@@ -1,5 +1,5 @@
 // Deterministic crash points: a writer "dies" after each single write of each
-// mutation, and the shard is rebuilt as a takeover would (lib/arena/rebuild.js).
+// mutation, and the shard is rebuilt as a takeover would (lib/arena/entries/rebuild.js).
 //
 // Every write a mutation makes to the shard's memory (each element store and
 // each bulk copy, fill or string write, in program order) is recorded through
@@ -13,10 +13,10 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/arena.js';
-import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/record.js';
-import { M_MOVE_FROM } from '../lib/arena/shard-meta.js';
-import { TAG_MASK } from '../lib/arena/shard.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/entries/record.js';
+import { M_MOVE_FROM } from '../lib/arena/common/shard-meta.js';
+import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { hashStart } from '../lib/arena/hash.js';
-import { readHeader } from '../lib/arena/layout.js';
-import { TAG_MASK } from '../lib/arena/shard.js';
+import { hashStart } from '../lib/arena/entries/hash.js';
+import { readHeader } from '../lib/arena/common/layout.js';
+import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { MiB } from './helpers/units.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { readHeader, SHARD_META_BYTES } from '../lib/arena/layout.js';
+import { readHeader, SHARD_META_BYTES } from '../lib/arena/common/layout.js';
 import { MiB } from './helpers/units.js';
 
 /**

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/arena.js';
-import { H32_SHARD_COUNTS, readHeader, SHARD_META_BYTES } from '../lib/arena/layout.js';
-import { M_COUNT } from '../lib/arena/shard-meta.js';
-import { Sweeper } from '../lib/arena/sweep.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { H32_SHARD_COUNTS, readHeader, SHARD_META_BYTES } from '../lib/arena/common/layout.js';
+import { M_COUNT } from '../lib/arena/common/shard-meta.js';
+import { Sweeper } from '../lib/arena/entries/sweep.js';
 import { MiB } from './helpers/units.js';
 
 /** Each shard's published count (in the header) and its count in its meta line. */

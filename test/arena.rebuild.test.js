@@ -1,12 +1,12 @@
 // Rebuilding a shard from its rings after its lock holder died
-// (lib/arena/rebuild.js): each state a holder can leave behind, made by hand
+// (lib/arena/entries/rebuild.js): each state a holder can leave behind, made by hand
 // from a real shard, and what the rebuild makes of it.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/arena.js';
-import { RECORD_HEADER_BYTES, REWRITING, TYPE_DEAD, TYPE_LIVE, TYPE_MASK } from '../lib/arena/record.js';
-import { M_COUNT, M_LIVE_BYTES, M_RESETTING } from '../lib/arena/shard-meta.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { RECORD_HEADER_BYTES, REWRITING, TYPE_DEAD, TYPE_LIVE, TYPE_MASK } from '../lib/arena/entries/record.js';
+import { M_COUNT, M_LIVE_BYTES, M_RESETTING } from '../lib/arena/common/shard-meta.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { MiB } from './helpers/units.js';
 

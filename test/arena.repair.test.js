@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { Arena } from '../lib/arena/arena.js';
-import { RECORD_HEADER_BYTES, STAMP_F64 } from '../lib/arena/record.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { RECORD_HEADER_BYTES, STAMP_F64 } from '../lib/arena/entries/record.js';
 import { SharedCache } from '../lib/index.js';
 import { MiB } from './helpers/units.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/arena.js';
-import { recordSize, VALUE_RAW } from '../lib/arena/record.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { recordSize, VALUE_RAW } from '../lib/arena/entries/record.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { MiB } from './helpers/units.js';
 

@@ -5,8 +5,8 @@
 // refused, never read as other structures.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { readHeader } from '../lib/arena/layout.js';
-import { APPENDED, DAMAGED, FULL, MAX_STRUCTURES, recordChecksum, STALE, STRUCTURES_HEADER_BYTES, StructureRegion, structureProblems } from '../lib/arena/structures.js';
+import { readHeader } from '../lib/arena/common/layout.js';
+import { APPENDED, DAMAGED, FULL, MAX_STRUCTURES, recordChecksum, STALE, STRUCTURES_HEADER_BYTES, StructureRegion, structureProblems } from '../lib/arena/entries/structures.js';
 import { SharedCache } from '../lib/index.js';
 import { MiB } from './helpers/units.js';
 

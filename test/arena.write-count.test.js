@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SharedCache } from '../lib/index.js';
-import { readHeader, slotGroupsPerShard } from '../lib/arena/layout.js';
+import { readHeader, slotGroupsPerShard } from '../lib/arena/common/layout.js';
 import { MiB } from './helpers/units.js';
 
 /** The write counts of the shard's slot groups, summed (one shard: every key is in it). */

@@ -3,7 +3,7 @@ import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { jsonCodec } from './helpers/codecs.js';
 import { MiB } from './helpers/units.js';
-import { headerFieldIndex } from '../lib/arena/layout.js';
+import { headerFieldIndex } from '../lib/arena/common/layout.js';
 
 function copyOf(buffer, length = buffer.byteLength) {
   const copy = new SharedArrayBuffer(length);

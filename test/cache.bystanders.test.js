@@ -1,7 +1,7 @@
 // Writers die in the middle of writes (processes killed with SIGKILL,
 // workers terminated), over and over, while entries nobody writes sit in the
 // same shards. A shard whose lock holder died is rebuilt from its rings
-// (lib/arena/rebuild.js), so those bystanders all survive with their values:
+// (lib/arena/entries/rebuild.js), so those bystanders all survive with their values:
 // only the write in flight may be lost. (Before, every such shard was reset:
 // 74% of the bystanders were gone after 25 kills.)
 import assert from 'node:assert/strict';

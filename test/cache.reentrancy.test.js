@@ -17,7 +17,7 @@ import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { addExtension } from 'msgpackr';
 import { SharedCache } from '../lib/index.js';
-import { VALUE_CODEC } from '../lib/arena/record.js';
+import { VALUE_CODEC } from '../lib/arena/entries/record.js';
 import { kInvalidation, kReadStamp, kStampIsCurrent } from '../lib/internal-symbols.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 import { MiB } from './helpers/units.js';

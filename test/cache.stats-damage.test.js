@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { HEADER_BYTES, THREAD_SLOT_BYTES } from '../lib/arena/layout.js';
+import { HEADER_BYTES, THREAD_SLOT_BYTES } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';

@@ -2,8 +2,8 @@
 // self-describing: any number of shapes works, in every instance.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { readHeader } from '../lib/arena/layout.js';
-import { StructureRegion } from '../lib/arena/structures.js';
+import { readHeader } from '../lib/arena/common/layout.js';
+import { StructureRegion } from '../lib/arena/entries/structures.js';
 import { SharedCache } from '../lib/index.js';
 import { readShapes, shapeValue, writeShapes } from './helpers/shapes.js';
 import { MiB } from './helpers/units.js';

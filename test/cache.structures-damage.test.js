@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import test from 'node:test';
-import { readHeader } from '../lib/arena/layout.js';
-import { StructureRegion } from '../lib/arena/structures.js';
+import { readHeader } from '../lib/arena/common/layout.js';
+import { StructureRegion } from '../lib/arena/entries/structures.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { bindCodec, msgpackCodec } from '../lib/cache/codec.js';

@@ -3,8 +3,8 @@
 // the arena decodes objects whose shapes another instance added.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { readHeader } from '../lib/arena/layout.js';
-import { StructureRegion } from '../lib/arena/structures.js';
+import { readHeader } from '../lib/arena/common/layout.js';
+import { StructureRegion } from '../lib/arena/entries/structures.js';
 import { SharedCache } from '../lib/index.js';
 import { jsonCodec } from './helpers/codecs.js';
 import { readShapes, writeShapes } from './helpers/shapes.js';

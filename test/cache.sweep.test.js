@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { H32_SWEEPER_TID } from '../lib/arena/layout.js';
+import { H32_SWEEPER_TID } from '../lib/arena/common/layout.js';
 import { SharedCache } from '../lib/index.js';
 import { MiB } from './helpers/units.js';
 
@@ -37,8 +37,8 @@ test('a sweep examines at most sweepChecks entries: expired entries go a bounded
   const cache = new SharedCache({ memoryBytes: 4 * MiB, shards: 1, sweepIntervalMs: 1_000_000, sweepChecks: 64 });
   for (let i = 0; i < 1000; i++) cache.set(`k${i}`, i, { ttl: 1 });
   await sleep(10);
-  const { Sweeper } = await import('../lib/arena/sweep.js');
-  const { Arena } = await import('../lib/arena/arena.js');
+  const { Sweeper } = await import('../lib/arena/entries/sweep.js');
+  const { Arena } = await import('../lib/arena/entries/arena.js');
   const sweeper = new Sweeper(Arena.attach(cache.handle.buffer), -12345);
   const removed = sweeper.sweep(64);
   assert.ok(removed > 0 && removed <= 64, `one sweep removed ${removed}`);

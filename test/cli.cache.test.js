@@ -9,8 +9,8 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, truncateSync, 
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Arena } from '../lib/arena/arena.js';
-import { STAMP_F64 } from '../lib/arena/record.js';
+import { Arena } from '../lib/arena/entries/arena.js';
+import { STAMP_F64 } from '../lib/arena/entries/record.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { jsonCodec } from './helpers/codecs.js';

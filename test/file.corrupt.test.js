@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, readSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import test from 'node:test';
-import { headerFieldIndex } from '../lib/arena/layout.js';
+import { headerFieldIndex } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';

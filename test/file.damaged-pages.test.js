@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import test from 'node:test';
-import { headerFieldIndex } from '../lib/arena/layout.js';
-import { M64_WRITE_STAMP, M_RINGS } from '../lib/arena/shard-meta.js';
+import { headerFieldIndex } from '../lib/arena/common/layout.js';
+import { M64_WRITE_STAMP, M_RINGS } from '../lib/arena/common/shard-meta.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';

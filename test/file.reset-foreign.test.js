@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { chownSync, closeSync, openSync, readFileSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { headerFieldIndex, MAGIC } from '../lib/arena/layout.js';
+import { headerFieldIndex, MAGIC } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';

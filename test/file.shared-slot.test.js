@@ -1,12 +1,12 @@
 // More threads than an arena file has counter slots: the last ones share
 // the last slot for their counts, but each still has an identity of its own
-// (its claim, see lib/arena/liveness.js). A stalled holder among them is a
+// (its claim, see lib/arena/common/liveness.js). A stalled holder among them is a
 // live holder: never taken over, whatever the lease.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { claimOwnerId } from '../lib/arena/liveness.js';
+import { claimOwnerId } from '../lib/arena/common/liveness.js';
 import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { livenessHold, livenessRelease } from '../lib/native/mapped-file.js';

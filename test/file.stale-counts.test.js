@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import test from 'node:test';
-import { H32_SHARD_COUNTS } from '../lib/arena/layout.js';
+import { H32_SHARD_COUNTS } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';

@@ -2,7 +2,7 @@
 // batch must end where a peer that applied every invalidation in turn ends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InvalidationBatch, keyHasPrefix } from '../lib/cache/invalidation/batch.js';
+import { InvalidationBatch, keyHasPrefix } from '../lib/invalidation/batch.js';
 import { seededRandom, STRESS, testSeed } from './helpers/random.js';
 
 const KEYS = ['a', 'ab', 'abc', 'b', 'ba', Buffer.from('a'), Buffer.from([0, 1]), Buffer.from([0])];

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { kClock } from '../lib/internal-symbols.js';
-import { openDatagram, secretBytes } from '../lib/cache/invalidation/wire.js';
+import { openDatagram, secretBytes } from '../lib/invalidation/wire.js';
 import { peer, SECRET, startRecorder, until } from './helpers/invalidation.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 import { MiB } from './helpers/units.js';

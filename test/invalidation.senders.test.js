@@ -1,9 +1,9 @@
-// The SenderTable (lib/cache/invalidation/senders.js): replay protection by
+// The SenderTable (lib/invalidation/senders.js): replay protection by
 // per-sender sequence numbers, a sender verified by its answer, and a floor
 // learnt from the sender's own clock, so the hosts' clocks need not agree.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SEQ_WINDOW, SenderTable } from '../lib/cache/invalidation/senders.js';
+import { SEQ_WINDOW, SenderTable } from '../lib/invalidation/senders.js';
 
 const START = 1_000_000; // our clock when the bus started
 const table = (options = {}) => new SenderTable({ windowMs: 30_000, maxSenders: 100, maxUnverified: 100, ...options });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { encodeDatagrams, VERSION } from '../lib/cache/invalidation/wire.js';
+import { encodeDatagrams, VERSION } from '../lib/invalidation/wire.js';
 import { SECRET, startPeer, until } from './helpers/invalidation.js';
 
 const UDP = { secret: SECRET, udp: {}, markers: ['ver:'], batchIntervalMs: 1 };

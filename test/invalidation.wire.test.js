@@ -1,10 +1,10 @@
-// The invalidation message (lib/cache/invalidation/wire.js): binary
+// The invalidation message (lib/invalidation/wire.js): binary
 // framing where any byte may be in a key, numbered messages, hellos and
 // answers, HMAC-SHA256. (Replays: invalidation.senders.test.js.)
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { ANY_BUS, encodeControl, encodeDatagrams, HEADER_BYTES, MAC_BYTES, openDatagram, secretBytes, VERSION } from '../lib/cache/invalidation/wire.js';
+import { ANY_BUS, encodeControl, encodeDatagrams, HEADER_BYTES, MAC_BYTES, openDatagram, secretBytes, VERSION } from '../lib/invalidation/wire.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 
 const secret = 'a shared secret of enough bytes';

@@ -2,7 +2,7 @@
 //
 // Written by hand from the sources: lib/cache/shared-cache.js, options.js,
 // call-options.js, fetcher.js, block-store.js, metrics.js, diagnostics.js,
-// lib/cache/invalidation/*.js and lib/errors.js. Internal members (private
+// lib/invalidation/*.js and lib/errors.js. Internal members (private
 // fields, symbol-keyed methods, the transports' side of InvalidationBus) are
 // left out on purpose.
 //

@@ -4,7 +4,7 @@
 // Map, Set, Date, RegExp, Error, typed arrays, BigInt and cyclic references
 // round-trip. Every SharedCache instance binds it to its arena (bindCodec):
 // msgpackr's record structures (an object shape's key names) are kept in the
-// arena's structure region (lib/arena/structures.js), which every thread and
+// arena's structure region (lib/arena/entries/structures.js), which every thread and
 // process attached to the arena reads. An object of a known shape is then
 // stored as a record id and its values, without its key names, and decoded
 // by a reader msgpackr compiles once per shape and instance; a definition
@@ -19,8 +19,8 @@
 
 import { Packr, RESERVE_START_SPACE, Unpackr } from 'msgpackr';
 import { describe } from '../errors.js';
-import { MAX_CODEC_NAME_BYTES } from '../arena/layout.js';
-import { APPENDED, EMPTY_STRUCTURES_HASH, MAX_STRUCTURES, StructureRegion } from '../arena/structures.js';
+import { MAX_CODEC_NAME_BYTES } from '../arena/common/layout.js';
+import { APPENDED, EMPTY_STRUCTURES_HASH, MAX_STRUCTURES, StructureRegion } from '../arena/entries/structures.js';
 
 const PREFIX_BYTES = 6;
 const PACK_OPTIONS = RESERVE_START_SPACE | PREFIX_BYTES;

@@ -5,7 +5,7 @@
 //                      a set() evicted `count` entries of shard `shard` to
 //                      make room in memoryBytes ('memory') or to stay within
 //                      `max` ('max'); one message per reason per set.
-//                      Published by the eviction policies (lib/arena/policies.js).
+//                      Published by the eviction policies (lib/arena/entries/policies.js).
 //   arenacache:repair  { shard, reason, lost }
 //                      a shard was repaired (see REPAIR_REASONS), losing
 //                      `lost` entries.
@@ -22,10 +22,10 @@
 
 import { channel } from 'node:diagnostics_channel';
 import { describe } from '../errors.js';
-import { EVICT_CHANNEL_NAME } from '../arena/policies.js';
-import { REPAIR_CHANNEL_NAME } from '../arena/repair-channel.js';
+import { EVICT_CHANNEL_NAME } from '../arena/entries/policies.js';
+import { REPAIR_CHANNEL_NAME } from '../arena/common/repair-channel.js';
 
-export { publishRepair, REPAIR_REASONS } from '../arena/repair-channel.js';
+export { publishRepair, REPAIR_REASONS } from '../arena/common/repair-channel.js';
 
 /** The names of arenacache's diagnostics channels: subscribe with diagnostics_channel.subscribe(channels.evict, fn). */
 export const channels = Object.freeze({

@@ -26,8 +26,8 @@
 // load it themselves instead of waiting out fetchTimeoutMs.
 
 import { ArenaCacheError, codes } from '../errors.js';
-import { OUTCOME_NONE, OUTCOME_OK, OUTCOME_UNCACHED } from '../arena/flights.js';
-import { STAT } from '../arena/thread-stats.js';
+import { OUTCOME_NONE, OUTCOME_OK, OUTCOME_UNCACHED } from './flights.js';
+import { STAT } from '../arena/common/thread-stats.js';
 import { fetchStarted, publishFetch } from './diagnostics.js';
 
 /** After this many rounds of waiting and missing, a caller loads by itself. */
@@ -75,7 +75,7 @@ function untilAborted(promise, signal) {
 export class Fetcher {
   /**
    * @param {FetchPort} cache
-   * @param {import('../arena/flights.js').FlightTable} flights
+   * @param {import('./flights.js').FlightTable} flights
    * @param {Float64Array} counters this thread's counter slot
    * @param {number} timeoutMs options.fetchTimeoutMs: how long a loader may run
    */

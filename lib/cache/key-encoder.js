@@ -8,9 +8,9 @@
 // so keys() gives each back as the type it was set with.
 
 import { describe } from '../errors.js';
-import { FNV_PRIME, hashBytes, hashFinish } from '../arena/hash.js';
-import { KEY_BYTES, KEY_STRING } from '../arena/record.js';
-import { typedArrayByteLength } from './typed-array.js';
+import { FNV_PRIME, hashBytes, hashFinish } from '../arena/entries/hash.js';
+import { KEY_BYTES, KEY_STRING } from '../arena/entries/record.js';
+import { typedArrayByteLength } from '../typed-array.js';
 
 const utf8 = new TextEncoder();
 
@@ -127,3 +127,11 @@ export class KeyEncoder {
     return new RangeError(`key is ${length} bytes long; the longest key this cache accepts is ${this.maxKeyBytes} bytes (options.maxKeyBytes)`);
   }
 }
+
+/** Whether `key` starts with `prefix`: strings match string keys, Buffers byte keys. */
+export function keyHasPrefix(key, prefix) {
+  if (typeof key === 'string') return typeof prefix === 'string' && key.startsWith(prefix);
+  return typeof prefix !== 'string' && key.length >= prefix.length && key.subarray(0, prefix.length).equals(prefix);
+}
+
+export { KEY_STRING };

@@ -26,8 +26,8 @@
 // received (each process has its own): they keep 'sum'.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { requireOptional } from './optional-require.js';
-import { DROP_REASONS, dropCounter } from './invalidation/outbox.js';
+import { requireOptional } from '../optional-require.js';
+import { DROP_REASONS, dropCounter } from './outbox.js';
 
 
 /** stats() fields such as udpBatchesSent as [{ transport, direction }, value] pairs. */

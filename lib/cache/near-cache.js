@@ -36,8 +36,8 @@
 // nested get refills), freezes before it picks the entry, and picks it
 // afresh after: a nested get, delete or clear may have moved or dropped it.
 
-import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/record-stamp.js';
-import { WEAK_MEMORY_ORDER } from '../arena/shard-lock.js';
+import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/entries/record-stamp.js';
+import { WEAK_MEMORY_ORDER } from '../arena/common/shard-lock.js';
 
 /** Nodes a value may have to be kept frozen (bounds the cost of shared or deep structures). */
 const FREEZE_BUDGET = 4096;
@@ -77,7 +77,7 @@ const INITIAL_ENTRIES = 1024;
 export class NearCache {
   /**
    * @param {number} capacity entries kept (> 0)
-   * @param {import('../arena/arena.js').Arena} arena the arena values come
+   * @param {import('../arena/entries/arena.js').Arena} arena the arena values come
    *   from (its clock for expiry, its shards)
    * @param {boolean} plainObjects whether the codec decodes to data properties
    *   only (the built-in one), which spares the freezing check a property
@@ -153,7 +153,7 @@ export class NearCache {
    * before any user code ran (see the top of this file). `value` is what
    * that get returns: a string, a Buffer (never kept) or a decoded object
    * the caller now owns, which is frozen if it is kept. Returns `value`.
-   * @param {import('../arena/shard.js').Shard} shard
+   * @param {import('../arena/entries/shard.js').Shard} shard
    */
   keep(key, hash, value, storedBytes, shard, slot, offset, stamp, expiresAt) {
     // undefined: the codec read a miss (see codec.js); nothing to keep.

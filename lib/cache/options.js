@@ -3,8 +3,8 @@
 
 import { describe } from '../errors.js';
 import { checkBoolean, checkInteger, checkObject, integerRange, rejectUnknown, withDefaults } from '../validate.js';
-import { DEFAULT_LOCK_WAIT_MS, MAX_KEY_BYTES_LIMIT, MAX_LOCK_WAIT_MS, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/layout.js';
-import { FOREIGN_WRITE_BITS } from '../arena/file.js';
+import { DEFAULT_LOCK_WAIT_MS, MAX_KEY_BYTES_LIMIT, MAX_LOCK_WAIT_MS, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/common/layout.js';
+import { checkArenaFileMode, FILE_OPTION_DEFAULTS, MEMORY_BYTES_RANGE, splitFileOptions } from '../arena/common/file-options.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
 /** See DEFAULTS.nearCache; docs/shared-cache.md explains the choice. */
@@ -70,9 +70,6 @@ export function checkStaleWindow(value, name) {
   }
 }
 
-/** How messages word the range of memoryBytes (of a SharedCache or a BlockStore). */
-export const MEMORY_BYTES_RANGE = Object.freeze({ from: `1 MiB (${MIN_MEMORY_BYTES})`, to: `1 TiB (${MAX_MEMORY_BYTES})` });
-
 /** Validated options for `new SharedCache(options)`, defaults filled in. */
 export function resolveOptions(options) {
   if (options === undefined) {
@@ -129,12 +126,7 @@ export function resolveAttachOptions(options) {
 /** The options of `SharedCache.open(path, options)` beyond those of the constructor. */
 export const OPEN_DEFAULTS = Object.freeze({
   ...DEFAULTS,
-  /** Replace the arena the file holds with a new, empty one (needs memoryBytes, and no other process using it); never a file that is not an arena. */
-  reset: false,
-  /** File mode of a new arena file. */
-  mode: 0o600,
-  /** Fault every page in when mapping, so first writes do not pay for it. */
-  populate: true,
+  ...FILE_OPTION_DEFAULTS,
   /**
    * Every record of a new file carries a checksum, checked when a sole
    * opener recovers the file and by verify(): a record damaged on disk (a
@@ -177,42 +169,6 @@ export function resolveOpenOptions(options) {
 }
 
 /**
- * Validates the mode a new arena file is created with: exactly what open()
- * accepts of an existing file (owned, not writable by group or others; see
- * arena/file.js), so that every file it creates can be opened again. The
- * files of an InodeFS store follow the same rule (`files` names them).
- */
-export function checkArenaFileMode(mode, name, files = 'the arena file') {
-  checkInteger(mode, name, 0, 0o777, 'a file mode from 0 to 0o777, such as 0o600');
-  if ((mode & 0o600) !== 0o600) {
-    throw new RangeError(`${name} must let the owner read and write (0o600 or wider) (got 0o${mode.toString(8)})`);
-  }
-  if ((mode & FOREIGN_WRITE_BITS) !== 0) {
-    throw new RangeError(`${name} must not let group or others write to ${files}, which open() would then refuse (got 0o${mode.toString(8)}); use 0o600`);
-  }
-}
-
-/**
- * The options every open(path, options) shares (reset, mode, populate),
- * checked, and the others (`defined`: those not undefined) for the caller.
- * @param {object} known the caller's defaults, for unknown-option errors
- */
-export function splitFileOptions(options, known) {
-  const given = options ?? {};
-  checkObject(given, 'options');
-  rejectUnknown(given, known, 'options');
-  const { reset = false, mode = OPEN_DEFAULTS.mode, populate = true, ...rest } = given;
-  checkBoolean(reset, 'options.reset');
-  checkBoolean(populate, 'options.populate');
-  checkArenaFileMode(mode, 'options.mode');
-  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-  if (reset && defined.memoryBytes === undefined) {
-    throw new TypeError('options.memoryBytes is required with options.reset: true (the size of the new arena)');
-  }
-  return { reset, mode, populate, defined };
-}
-
-/**
  * The first explicitly given option that differs from the arena `header`
  * read from a file, as { name, given, stored }, or null.
  */
@@ -225,3 +181,5 @@ export function mismatchedOption(given, header) {
   }
   return null;
 }
+
+export { checkArenaFileMode, MEMORY_BYTES_RANGE, splitFileOptions };

@@ -6,8 +6,8 @@
 // worker gives a cache with the same entries, memory and stats.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { Arena } from '../arena/arena.js';
-import { planLayout, policyId } from '../arena/layout.js';
+import { Arena } from '../arena/entries/arena.js';
+import { planLayout, policyId } from '../arena/common/layout.js';
 import {
   CHECKSUM_BYTES,
   KEY_BYTES,
@@ -18,26 +18,28 @@ import {
   VALUE_CODEC,
   VALUE_RAW,
   VALUE_UTF8,
-} from '../arena/record.js';
-import { REMOVE_LAPSED } from '../arena/arena.js';
-import { FlightTable } from '../arena/flights.js';
-import { STAT } from '../arena/thread-stats.js';
+} from '../arena/entries/record.js';
+import { REMOVE_LAPSED } from '../arena/entries/arena.js';
+import { FlightTable } from './flights.js';
+import { STAT } from '../arena/common/thread-stats.js';
 import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
 import { LatencySampler } from './latency.js';
 import { NearCache } from './near-cache.js';
 import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
-import { typedArrayByteLength } from './typed-array.js';
+import { typedArrayByteLength } from '../typed-array.js';
 import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
 import { mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
-import { openArenaFile } from '../arena/file.js';
+import { openArenaFile } from '../arena/common/file.js';
+import { MAGIC } from '../arena/common/layout.js';
+import { abandonAllFlights } from './flights.js';
 import { requireNative } from '../native/addon.js';
-import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from './file-backing.js';
-import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './invalidation/outbox.js';
+import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from '../arena/common/file-backing.js';
+import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
 import { kBothStampsAreCurrent, kFillLocked, kInvalidation, kReadStamp, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
-import { keyHasPrefix } from './invalidation/batch.js';
+import { keyHasPrefix } from './key-encoder.js';
 
 
 const HANDLE_TYPE = 'arenacache.SharedCache';
@@ -127,6 +129,23 @@ function invalidationStats(outbox) {
 //   - every other read of arena.last or of #keys follows its arena call
 //     with no user code in between.
 // Each scratch field says so beside it.
+
+/**
+ * The cache arena as a kind of file content (see openArenaFile): how a new
+ * one is written into a mapped file, an existing one attached, and one left
+ * by exited processes recovered, fetch's flight table with it (flights.js
+ * lives beside fetch, above the arena). BlockStore has a kind of its own.
+ */
+const CACHE_ARENA = Object.freeze({
+  magic: MAGIC,
+  create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
+  attach: (buffer, options) => Arena.attach(buffer, options),
+  recover(arena, options) {
+    const repaired = arena.recoverAfterRestart(options);
+    abandonAllFlights(arena.buffer, arena.header);
+    return repaired;
+  },
+});
 
 export class SharedCache {
   #arena;
@@ -245,7 +264,7 @@ export class SharedCache {
       create === null
         ? null
         : () => ({ memoryBytes: create.memoryBytes, layout: planLayout({ ...create, policy: policyId(create.policy) }), settings: settingsOf(create) });
-    const { arena, created } = openArenaFile(path, { plan, reset, mode, populate });
+    const { arena, created } = openArenaFile(path, { plan, reset, mode, populate, kind: CACHE_ARENA });
     try {
       if (!created) {
         const mismatch = mismatchedOption(given, arena.header);

@@ -3,7 +3,7 @@
 // unref'd, so it never keeps a process or worker alive, and it holds the
 // sweeper only weakly, so a cache that is no longer referenced stops ticking.
 
-import { Sweeper } from '../arena/sweep.js';
+import { Sweeper } from '../arena/entries/sweep.js';
 
 export function startSweepTimer(arena, owner) {
   const { sweepIntervalMs, sweepChecks } = arena.header;

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
-import { formatBytes } from '../snapshot/table.js';
+import { formatBytes } from '../text-table.js';
 import { CommandError, EXIT, exitCodeOf, formatPairs, parseCommand, UsageError } from './common.js';
 
 const FILE_OPTIONS = `Options:

@@ -2,7 +2,7 @@
 // flag parsing and the mapping from errors to exit codes.
 import { parseArgs } from 'node:util';
 import { codes } from '../errors.js';
-import { formatTable } from '../snapshot/table.js';
+import { formatTable } from '../text-table.js';
 
 /** Exit codes (stable, for scripts): see docs/cli.md. */
 export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, differs: 3, busy: 4, notFound: 5 });

@@ -2,7 +2,7 @@
 // (init, snapshot, restore, history, verify, status, gc, fork, pin): each
 // parses its flags and calls arenacache/snapshot, which is loaded only when
 // one of them runs (the help and the cache commands do without it).
-import { formatBytes } from '../snapshot/table.js';
+import { formatBytes } from '../text-table.js';
 import { EXIT, parseCommand, UsageError } from './common.js';
 
 export const COMMON = `Common options:

@@ -6,7 +6,7 @@
 // It never answers differently from the shared cache. An entry holds only
 // while the two entries the read went through (the root's generation token
 // and the file's record) are unchanged and unexpired: each read's
-// RecordStamp (lib/arena/record-stamp.js) still holds. Any write, delete,
+// RecordStamp (lib/arena/entries/record-stamp.js) still holds. Any write, delete,
 // eviction or invalidation of either entry by any thread or process breaks
 // it; writes to other files do not. An entry also ends when its record needs
 // validating against the disk (validateMs).

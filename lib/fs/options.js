@@ -3,7 +3,7 @@
 import { kBacking } from '../internal-symbols.js';
 import { describe } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
-import { BlockStore } from '../cache/block-store.js';
+import { BlockStore } from '../arena/blocks/block-store.js';
 import { checkInteger, withDefaults } from '../validate.js';
 
 export const WRITE_MODES = Object.freeze(['write-through', 'write-back', 'write-around']);

@@ -71,7 +71,7 @@ export class WriteBack {
   #rewrite;
 
   /**
-   * @param {import('../cache/block-store.js').BlockStore} blocks
+   * @param {import('../arena/blocks/block-store.js').BlockStore} blocks
    * @param {string} rootId 12 characters naming the root
    * @param {Record<string, number>} counters lostWrites, spilledWrites, flushedFiles, flushedBytes
    * @param {(key: string, data: Buffer, mode: number) => object} rewrite the backing's synchronous in-place whole-file write of a key (beneath the root), returning the stats after it

@@ -1,7 +1,7 @@
 // The files of an InodeFS store: the lmdb file at its path, and lmdb's lock
 // file beside it (path + "-lock"). Between them they hold every file's
 // content and metadata, and lmdb writes to both, so they get the policy of
-// arena files (lib/arena/file.js): created with exactly `mode` (0o600 by
+// arena files (lib/arena/common/file.js): created with exactly `mode` (0o600 by
 // default; the umask does not apply), never through a symbolic link, and
 // refused when they exist but another user owns them or others may write to
 // them. lmdb opens them by path and takes no descriptor, and left to itself
@@ -16,7 +16,7 @@
 
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../errors.js';
-import { FOREIGN_READ_BITS, FOREIGN_WRITE_BITS } from '../arena/file.js';
+import { FOREIGN_READ_BITS, FOREIGN_WRITE_BITS } from '../file-mode.js';
 import { storeError } from './errors.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;

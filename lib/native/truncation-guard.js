@@ -1,13 +1,13 @@
 // Mapped arena files truncated from outside (src/native/truncation_guard.h):
 // the addon turns the fault into zeroed pages and counts it; JavaScript
-// (lib/arena/truncation.js) reads the count and refuses to write.
+// (lib/arena/common/truncation.js) reads the count and refuses to write.
 
 import { requireNative } from './addon.js';
 import { checkWholeView } from './arguments.js';
 
 /**
  * An Int32Array over this process's count of mapped arena files that were
- * truncated from outside and faulted (see lib/arena/truncation.js).
+ * truncated from outside and faulted (see lib/arena/common/truncation.js).
  */
 export function mappingFaults() {
   return new Int32Array(requireNative('mappingFaults()').mappingFaults());

@@ -12,7 +12,7 @@ import { checkName, checkReference, isName, shortId } from './names.js';
 import { recoverIntents, recoverWorktreePath } from './recover.js';
 import { DEFAULT_RETENTION, Repository } from './repository.js';
 import { forkTree, POINTER_FORMAT, restoreTree } from './restore.js';
-import { historyTable } from './table.js';
+import { historyTable } from './history-table.js';
 import { takeSnapshot } from './take.js';
 import { diffWorktree, verifyStore } from './verify.js';
 

@@ -59,7 +59,7 @@ struct EnvHolds {
 
 // Byte ranges of an arena file's OFD locks. Openers lock [0,
 // kLivenessBase): the arena itself, however large. The thread that claimed
-// the file under id `c` (1 to kMaxClaimId, see lib/arena/liveness.js) is
+// the file under id `c` (1 to kMaxClaimId, see lib/arena/common/liveness.js) is
 // alive while byte kLivenessBase + c is write-locked: past any arena, so
 // the two kinds never conflict, and far below the largest lock offset.
 constexpr off_t kLivenessBase = off_t{1} << 40;

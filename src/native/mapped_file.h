@@ -2,7 +2,7 @@
 // process that maps the same file (and every worker thread it hands the
 // buffer to) shares one arena.
 //
-// The steps are separate so that lib/arena/file.js can order them around the
+// The steps are separate so that lib/arena/common/file.js can order them around the
 // file lock: open (never following a symlink), inspect, lock (an OFD lock,
 // released by the kernel when the process dies), size (allocating the blocks,
 // so a full tmpfs fails here with ENOSPC rather than with SIGBUS on first

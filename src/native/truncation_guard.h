@@ -9,7 +9,7 @@
 // which is contiguous) with zeroed private memory, notes the mapping as
 // truncated, and returns, so the faulting access completes on zeros. Zeros
 // read as empty slots and free records: a read finds a miss, never another
-// value. Writes are then refused by JavaScript (lib/arena/truncation.js),
+// value. Writes are then refused by JavaScript (lib/arena/common/truncation.js),
 // which checks a process-wide fault count before every lock: a write into
 // private pages would be seen by this process only.
 //

@@ -57,7 +57,7 @@ export async function until(check, what, timeoutMs = 5000) {
  */
 export async function startRecorder() {
   const dgram = await import('node:dgram');
-  const { openDatagram, secretBytes } = await import('../../lib/cache/invalidation/wire.js');
+  const { openDatagram, secretBytes } = await import('../../lib/invalidation/wire.js');
   const socket = dgram.createSocket('udp4');
   const datagrams = [];
   socket.on('message', (datagram) => {

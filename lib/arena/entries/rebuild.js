@@ -1,0 +1,264 @@
+// Rebuilding a shard in place after its lock holder died mid-write.
+//
+// A holder that dies (a terminated worker, a process killed with SIGKILL)
+// may leave any of the shard's bookkeeping half done: dictionary slots
+// shifted halfway, ring counts or live bytes not yet adjusted, a record
+// marked dead whose slot still points at it. Its records, though, say what
+// they are: each ring is a log of self-describing records between its tail
+// and its head, and that log is what a rebuild trusts. Why it can:
+//
+//   1. A record is written wholly before it enters a ring: a ring's head
+//      moves past a record only in commit(), after the record is written.
+//      What lies at or past the head (a record being written, a copy being
+//      made by a move) is not walked.
+//   2. The one change made to a record inside the log, a rewrite in place
+//      (Shard.rewrite), marks the record REWRITING before it touches the
+//      value and clears the mark after: a marked record is the write in
+//      flight and is dropped.
+//   3. Every other change to a walked record is one aligned word: its type
+//      (live to dead, by delete, eviction or replacement). A record's size
+//      never changes.
+//   4. A key can have two live records only while a write in flight moves
+//      or replaces it: a move copies the record (same stamp), a replacement
+//      writes a newer stamp. The record with the highest stamp is kept, so
+//      the key holds its value from before the write in flight or after it,
+//      whole.
+//   5. A clear (Shard.reset) marks the shard RESETTING before it starts and
+//      unmarks it when done: a marked shard is cleared, as it was about to be.
+//   6. A relocation whose copy overlaps its own source (a nearly full ring)
+//      journals where the record is, where it goes and its size while it
+//      runs (M_MOVE_*). If the ring's head had not moved past the copy, the
+//      record may be torn: it is dropped, as if the write in flight had
+//      evicted it (it was making room for that write), and the ring's tail
+//      and head are set past its source and back to the copy's start.
+//   7. Only with record checksums (see below): a walk that meets bytes that
+//      are no record before it reaches the head ends the ring there, as a
+//      log's recovery ends at its first bad entry. After a machine crash
+//      that is where the pages written back stop matching the meta line:
+//      records a ring holds are written in order, so those past the cut are
+//      the latest writes, lost, and those before it walk as before.
+//
+// So a rebuild walks each ring from tail to head, checks every live record
+// (size, key hash, stamp, checksum), keeps the newest live record of each
+// key and marks the rest dead, and derives everything else from what it
+// kept: the dictionary (frequencies start again at 0), ring and shard
+// counts, the ghost table (emptied). A ring it keeps nothing of (cut at its
+// first record, say) starts again empty at its base, where the next record
+// goes. Every slot group's write count advances, so near caches check their
+// entries again (entries whose record survived still hold). The shard's
+// write stamp is bookkeeping too, and is derived rather than trusted: a
+// record's stamp is part of what its checksum covers, so a stamp found in a
+// sound record ahead of a damaged or fallen count is believed, and the count
+// restarts past it and past anything a reader may hold (write-count.js); a
+// record is never dropped for a fault of the count. If anything does not
+// add up (without checksums, a
+// walk that does not end at its head or a record that cannot be parsed), or
+// verify() finds a problem afterwards, the shard is reset instead: entries
+// are lost, never corrupted.
+//
+// A machine crash is different: a file's pages are written back in any
+// order, so a record's value can be older than its header, and a shard's
+// meta line older than its rings. Only checksums tell such a record: in an
+// arena whose records carry them (file-backed caches; see recordChecksum),
+// a record that fails its checksum is dropped like a write in flight, and
+// counted in checksumFailures; a ring whose meta line is newer than its
+// records ends where they stop being records (7). So after a
+// restart the sole opener rebuilds every shard left locked or failing
+// verify() when records are checksummed, and otherwise only shards left
+// locked in a file in memory, resetting the rest (see
+// Arena.recoverAfterRestart). What a crash cannot take back is a version's
+// age: a page written back from before a set or a delete brings back the
+// version that page held, whole.
+
+import { HAS_TTL, KEY_KIND_SHIFT, recordChecksumHolds, recordKeyStart, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from '../common/shard-meta.js';
+import { STAT } from '../common/thread-stats.js';
+import { liveRecordProblem, verifyShard } from './verify.js';
+import { isSoundWriteCount, MAX_WRITE_STAMP, restartedWriteCount } from './write-count.js';
+
+/**
+ * Walks `ring` from its tail to its head, collecting its live records into
+ * `newest` (key → the newest live record of it) and dropping (marking dead)
+ * live records that are a write in flight or damaged, counted in
+ * `dropped.count`. Returns the bytes walked, or -1 when the ring cannot be
+ * walked.
+ */
+function walkRing(shard, ring, newest, dropped) {
+  if (ring.size === 0) return 0;
+  const meta = shard.meta;
+  const u32 = shard.u32;
+  const head = meta[ring.headWord];
+  const tail = meta[ring.tailWord];
+  const inRing = (position) => position >= ring.base && position < ring.end && position % 8 === 0;
+  if (!inRing(head) || !inRing(tail)) return -1;
+  // `used` grows only once the bytes it counts are written (after a commit
+  // moves the head, after a pad is written) and shrinks before the tail
+  // moves on: a ring it calls full has no free space, and is walked whole
+  // from the tail, whatever the head says (a full ring's record stays in
+  // place while its head and tail move past it, one after the other).
+  // Otherwise the walk ends at the head: what lies beyond is free space,
+  // where stale copies of moved records must not come back. head === tail
+  // with nothing used is an empty ring.
+  const used = meta[ring.usedWord];
+  const full = used === ring.size;
+  const empty = !full && head === tail && used === 0;
+  let position = tail;
+  let walked = 0;
+  while (!empty && (full ? walked < ring.size : position !== head || walked === 0)) {
+    const flags = u32[position >>> 2];
+    const type = flags & TYPE_MASK;
+    const size = type === TYPE_PAD ? ring.end - position : u32[(position >>> 2) + 3];
+    if (type === 0 || size < 8 || size % 8 !== 0 || position + size > ring.end || walked + size > ring.size) {
+      if (!shard.checksums) return -1;
+      // The log ends here (see the header, 7): what lies beyond is free space now.
+      meta[ring.headWord] = position;
+      dropped.cut = true;
+      return walked;
+    }
+    if (type === TYPE_LIVE) {
+      const keep = liveRecord(shard, position, flags, size);
+      if (keep === null) {
+        // Damage, not the write in flight (which a rewrite's mark names).
+        if (shard.checksums && (flags & REWRITING) === 0 && !recordChecksumHolds(u32, shard.u8, position)) shard.counters[STAT.checksumFailures]++;
+        u32[position >>> 2] = (flags & ~(TYPE_MASK | REWRITING)) | TYPE_DEAD;
+        dropped.count++;
+      } else {
+        const known = newest.get(keep.id);
+        if (known === undefined || keep.stamp > known.stamp) {
+          if (known !== undefined) u32[known.position >>> 2] = (u32[known.position >>> 2] & ~TYPE_MASK) | TYPE_DEAD;
+          newest.set(keep.id, keep);
+        } else {
+          u32[position >>> 2] = (flags & ~TYPE_MASK) | TYPE_DEAD;
+        }
+      }
+    }
+    walked += size;
+    position += size;
+    if (position === ring.end) position = ring.base;
+  }
+  // A full ring's head is its tail.
+  if (full) meta[ring.headWord] = tail;
+  return walked;
+}
+
+/** The facts of the live record at `position` ({ id, position, stamp, ... }), or null when it must be dropped. */
+function liveRecord(shard, position, flags, size) {
+  // Any stamp in range: the count is settled from the records afterwards (see the header).
+  if (liveRecordProblem(shard, position, flags, size, MAX_WRITE_STAMP) !== null) return null;
+  const u32 = shard.u32;
+  const keyLength = flags >>> 16;
+  const hasTtl = (flags & HAS_TTL) !== 0;
+  const keyStart = recordKeyStart(position, flags);
+  const key = Buffer.from(shard.u8.subarray(keyStart, keyStart + keyLength)).toString('latin1');
+  return {
+    id: `${(flags >>> KEY_KIND_SHIFT) & 1}:${key}`,
+    position,
+    stamp: shard.f64[(position >>> 3) + STAMP_F64],
+    hash: u32[(position >>> 2) + 2],
+    size,
+    keyValueBytes: keyLength + u32[(position >>> 2) + 1],
+    hasTtl,
+  };
+}
+
+/**
+ * Settles a relocation onto itself that was under way (see the header, 6).
+ * Returns the entries it dropped (0 or 1), or -1 when the journal is not
+ * plausible.
+ */
+function settleMove(shard) {
+  const meta = shard.meta;
+  const from = meta[M_MOVE_FROM] - 1;
+  const to = meta[M_MOVE_TO];
+  const size = meta[M_MOVE_SIZE];
+  meta[M_MOVE_FROM] = 0;
+  const ring = shard.main.contains(from) ? shard.main : shard.small;
+  if (!ring.contains(from) || !ring.contains(to) || !(to < from && from < to + size && from + size <= ring.end) || size % 8 !== 0) return -1;
+  const wrap = (position) => (position === ring.end ? ring.base : position);
+  const movedHead = wrap(to + size);
+  const movedTail = wrap(from + size);
+  const head = meta[ring.headWord];
+  const tail = meta[ring.tailWord];
+  // The head moves past the copy only once it is complete: then only the tail may be left behind.
+  if (head === movedHead) {
+    meta[ring.tailWord] = movedTail;
+    return 0;
+  }
+  if (tail !== from) return -1;
+  meta[ring.tailWord] = movedTail;
+  meta[ring.headWord] = to;
+  // Not full: [to, from + size) is free now (the walk recounts `used`).
+  meta[ring.usedWord] = Math.min(meta[ring.usedWord], ring.size - (from + size - to));
+  return 1;
+}
+
+/**
+ * Rebuilds `shard` from its rings (see the header); the caller holds its
+ * lock. Returns the number of entries lost: the live records dropped (the
+ * write in flight), or when the shard had to be reset, every entry it held.
+ * @param {import('./shard.js').Shard} shard
+ */
+export function rebuildShard(shard) {
+  const meta = shard.meta;
+  if (meta[M_RESETTING] !== 0) {
+    // A clear was under way: finish it (what it drops is the write in flight, not a loss).
+    shard.reset();
+    return 0;
+  }
+  const newest = new Map();
+  const dropped = { count: 0, cut: false };
+  const countBefore = meta[M_COUNT];
+  if (meta[M_MOVE_FROM] !== 0) {
+    const moved = settleMove(shard);
+    if (moved < 0) return shard.resetLosingAll();
+    dropped.count += moved;
+  }
+  const mainWalked = walkRing(shard, shard.main, newest, dropped);
+  const smallWalked = mainWalked < 0 ? -1 : walkRing(shard, shard.small, newest, dropped);
+  if (smallWalked < 0 || newest.size >= shard.slots) return shard.resetLosingAll();
+  shard.table.fill(0);
+  shard.ghosts.fill(0);
+  const rings = [shard.main, shard.small];
+  const ringCounts = [0, 0];
+  const ringLive = [0, 0];
+  let keyValueBytes = 0;
+  let withTtl = 0;
+  let highestStamp = 0;
+  for (const record of newest.values()) {
+    if (record.stamp > highestStamp) highestStamp = record.stamp;
+    shard.insertSlot(record.hash, record.position, 0);
+    const r = shard.main.contains(record.position) ? 0 : 1;
+    ringCounts[r]++;
+    ringLive[r] += record.size;
+    keyValueBytes += record.keyValueBytes;
+    if (record.hasTtl) withTtl++;
+  }
+  const walked = [mainWalked, smallWalked];
+  for (let r = 0; r < 2; r++) {
+    const ring = rings[r];
+    if (ring.size === 0) continue;
+    meta[ring.usedWord] = walked[r];
+    meta[ring.countWord] = ringCounts[r];
+    meta[ring.liveWord] = ringLive[r];
+    // Kept nothing (a cut at its first record leaves head = tail = the cut):
+    // empty, at its base, where Ring.allocate puts the next record.
+    if (walked[r] === 0) {
+      meta[ring.headWord] = ring.base;
+      meta[ring.tailWord] = ring.base;
+    }
+  }
+  const count = shard.meta64[M64_WRITE_STAMP];
+  if (!isSoundWriteCount(count) || count >= MAX_WRITE_STAMP || highestStamp > count) {
+    shard.meta64[M64_WRITE_STAMP] = restartedWriteCount(count, highestStamp);
+  }
+  meta[M_COUNT] = newest.size;
+  meta[M_LIVE_BYTES] = keyValueBytes;
+  meta[M_TTL_COUNT] = withTtl;
+  meta[M_SWEEP_CURSOR] = 0;
+  meta[M_AGING_CURSOR] = 0;
+  shard.advanceAllGroups();
+  shard.publishCount();
+  if (verifyShard(shard).length > 0) return shard.resetLosingAll();
+  // Records past a cut were not walked: the count from before tells how many went.
+  return dropped.cut ? Math.max(dropped.count, countBefore - newest.size) : dropped.count;
+}
