@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import test from 'node:test';
 import { openArenaFile } from '../lib/arena/common/file.js';
+import { CACHE_ARENA } from '../lib/cache/shared-cache.js';
 import { M_OWNER_TID } from '../lib/arena/common/shard-meta.js';
 import { releaseMappedArena } from '../lib/arena/common/file-backing.js';
 import { SharedCache } from '../lib/index.js';
@@ -54,7 +55,7 @@ test('a reader\'s read lock on the slot byte of a holder that died does not keep
   cache.set('before', 'kept');
   const { child } = await startProcess({ mode: 'hold-lock', path, shard: 0 });
   // The claim the holder recorded with its lock (its owner id is the claim id, negated).
-  const { arena } = openArenaFile(path, { plan: null, reset: false, mode: 0o600, populate: false });
+  const { arena } = openArenaFile(path, { plan: null, reset: false, mode: 0o600, populate: false, kind: CACHE_ARENA });
   const claimId = -arena.shards[0].meta[M_OWNER_TID];
   releaseMappedArena(arena);
   assert.ok(claimId >= 1, 'the holder recorded its claim');

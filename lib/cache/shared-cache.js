@@ -136,7 +136,7 @@ function invalidationStats(outbox) {
  * by exited processes recovered, fetch's flight table with it (flights.js
  * lives beside fetch, above the arena). BlockStore has a kind of its own.
  */
-const CACHE_ARENA = Object.freeze({
+export const CACHE_ARENA = Object.freeze({
   magic: MAGIC,
   create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
   attach: (buffer, options) => Arena.attach(buffer, options),
