@@ -4,6 +4,7 @@
 // silently ignored.
 
 import { describe } from '../errors.js';
+import { checkBoolean } from '../validate.js';
 import { checkStaleWindow, checkTtl } from './options.js';
 
 /** The options each method accepts, in the order error messages list them. */
@@ -26,7 +27,8 @@ const KNOWN = Object.freeze({
 });
 /** fetch()'s options about loading (the others are for storing: setOptions). */
 const FETCHING = ['allowStale', 'forceRefresh', 'signal', 'context', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
-const BOOLEANS = ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
+/** The boolean options, each with its name in messages (made once, not per call). */
+const BOOLEANS = ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'].map((name) => [name, `options.${name}`]);
 
 /** Checks the options object of `method` (see KNOWN); returns it. */
 export function checkEntryOptions(options, method) {
@@ -43,11 +45,7 @@ export function checkEntryOptions(options, method) {
   }
   if (options.ttl !== undefined) checkTtl(options.ttl, 'options.ttl');
   if (options.staleWhileRevalidate !== undefined) checkStaleWindow(options.staleWhileRevalidate, 'options.staleWhileRevalidate');
-  for (const name of BOOLEANS) {
-    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
-      throw new TypeError(`options.${name} must be a boolean (got ${describe(options[name])})`);
-    }
-  }
+  for (const [name, label] of BOOLEANS) if (options[name] !== undefined) checkBoolean(options[name], label);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError(`options.signal must be an AbortSignal (got ${describe(options.signal)})`);
   }
