@@ -27,8 +27,7 @@ const KNOWN = Object.freeze({
 });
 /** fetch()'s options about loading (the others are for storing: setOptions). */
 const FETCHING = ['allowStale', 'forceRefresh', 'signal', 'context', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
-/** The boolean options, each with its name in messages (made once, not per call). */
-const BOOLEANS = ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'].map((name) => [name, `options.${name}`]);
+const BOOLEANS = ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'noDeleteOnFetchRejection'];
 
 /** Checks the options object of `method` (see KNOWN); returns it. */
 export function checkEntryOptions(options, method) {
@@ -45,7 +44,11 @@ export function checkEntryOptions(options, method) {
   }
   if (options.ttl !== undefined) checkTtl(options.ttl, 'options.ttl');
   if (options.staleWhileRevalidate !== undefined) checkStaleWindow(options.staleWhileRevalidate, 'options.staleWhileRevalidate');
-  for (const [name, label] of BOOLEANS) if (options[name] !== undefined) checkBoolean(options[name], label);
+  for (const name of BOOLEANS) {
+    const value = options[name];
+    // The name for the message is made only when there is one (this runs on every call with options).
+    if (value !== undefined && typeof value !== 'boolean') checkBoolean(value, `options.${name}`);
+  }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError(`options.signal must be an AbortSignal (got ${describe(options.signal)})`);
   }
