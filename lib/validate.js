@@ -53,6 +53,19 @@ export function checkBoolean(value, name) {
   if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean (got ${describe(value)})`);
 }
 
+/** A function, named `name` in the TypeError otherwise. */
+export function checkFunction(value, name) {
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function (got ${describe(value)})`);
+}
+
+/** Whether `value` is a path a system call can take: a non-empty string without NUL bytes (a NUL would end it early). */
+export const isPath = (value) => typeof value === 'string' && value.length > 0 && !value.includes('\0');
+
+/** Throws a TypeError unless `value` is a path a system call can take (see isPath). */
+export function checkPath(value, name) {
+  if (!isPath(value)) throw new TypeError(`${name} must be a non-empty string without NUL bytes (got ${describe(value)})`);
+}
+
 /**
  * `options` (an object of names from `defaults` only) over `defaults`: an
  * option given as undefined keeps its default.

@@ -4,6 +4,7 @@
 // silently ignored.
 
 import { describe } from '../errors.js';
+import { checkBoolean } from '../validate.js';
 import { checkStaleWindow, checkTtl } from './options.js';
 
 /** The options each method accepts, in the order error messages list them. */
@@ -44,9 +45,9 @@ export function checkEntryOptions(options, method) {
   if (options.ttl !== undefined) checkTtl(options.ttl, 'options.ttl');
   if (options.staleWhileRevalidate !== undefined) checkStaleWindow(options.staleWhileRevalidate, 'options.staleWhileRevalidate');
   for (const name of BOOLEANS) {
-    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
-      throw new TypeError(`options.${name} must be a boolean (got ${describe(options[name])})`);
-    }
+    const value = options[name];
+    // The name for the message is made only when there is one (this runs on every call with options).
+    if (value !== undefined && typeof value !== 'boolean') checkBoolean(value, `options.${name}`);
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError(`options.signal must be an AbortSignal (got ${describe(options.signal)})`);

@@ -54,20 +54,22 @@ export const ATTACH_DEFAULTS = Object.freeze({
 /** Largest ttl: about 285,000 years, far beyond any clock, still exact in float64. */
 export const MAX_TTL = 2 ** 53 - 2 ** 43;
 
-/** Validates a ttl in ms (option or per-entry). */
-export function checkTtl(value, name) {
+/** A duration in ms from 0 to MAX_TTL; `zero` says what 0 means. */
+function checkDuration(value, name, zero) {
   if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds (got ${describe(value)})`);
   if (!(value >= 0 && value <= MAX_TTL)) {
-    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, 0 meaning no expiry (got ${describe(value)})`);
+    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, 0 meaning ${zero} (got ${describe(value)})`);
   }
+}
+
+/** Validates a ttl in ms (option or per-entry). */
+export function checkTtl(value, name) {
+  checkDuration(value, name, 'no expiry');
 }
 
 /** Validates a stale window in ms (option or per-entry). */
 export function checkStaleWindow(value, name) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds (got ${describe(value)})`);
-  if (!(value >= 0 && value <= MAX_TTL)) {
-    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, 0 meaning no stale window (got ${describe(value)})`);
-  }
+  checkDuration(value, name, 'no stale window');
 }
 
 /** Validated options for `new SharedCache(options)`, defaults filled in. */

@@ -1,9 +1,33 @@
 // The arguments of node:fs-style calls, checked once for every filesystem of
-// the package (CacheFS and InodeFS): encodings, options objects, data to
-// write, modes, and the buffer ranges of file handle reads and writes.
+// the package (CacheFS and InodeFS): path strings, encodings, options
+// objects, data to write, modes, and the buffer ranges of file handle reads
+// and writes.
 
 import { describe } from '../errors.js';
 import { checkBoolean, checkInteger, checkObject } from '../validate.js';
+
+/**
+ * Throws unless `path` is a string that can name a file: no NUL character,
+ * and well-formed UTF-16 (node:fs would write U+FFFD for a lone surrogate: a
+ * name that could never be asked for again, nor stored and copied to disk).
+ * What the path must be beyond that (absolute, beneath a root) is the
+ * filesystem's to say.
+ */
+export function checkPathString(path, name) {
+  if (typeof path !== 'string') throw new TypeError(`${name} must be a string (got ${describe(path)})`);
+  if (path.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(path)})`);
+  if (!path.isWellFormed()) throw new RangeError(`${name} must be well-formed UTF-16: it has a lone surrogate (got ${describe(path)})`);
+}
+
+/** Throws for any name of `options` but `known`, naming `method` and the names it takes. */
+function rejectOtherOptions(options, known, method) {
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      const list = known.length === 1 ? `the only one is ${known[0]}` : `they are ${known.join(' and ')}`;
+      throw new TypeError(`options.${name} is not a known option of ${method}(); ${list}`);
+    }
+  }
+}
 
 const ENCODINGS = new Set(['utf8', 'utf-8', 'ascii', 'latin1', 'binary', 'base64', 'base64url', 'hex', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le']);
 
@@ -12,9 +36,7 @@ export function readEncoding(options, method) {
   if (options === undefined || options === null) return null;
   if (typeof options === 'string') return checkEncoding(options, 'options');
   checkObject(options, 'options');
-  for (const name of Object.keys(options)) {
-    if (name !== 'encoding') throw new TypeError(`options.${name} is not a known option of ${method}(); the only one is encoding`);
-  }
+  rejectOtherOptions(options, ['encoding'], method);
   return options.encoding === undefined || options.encoding === null ? null : checkEncoding(options.encoding, 'options.encoding');
 }
 
@@ -30,9 +52,7 @@ export function writeOptions(options, method) {
   if (options === undefined || options === null) return { encoding: 'utf8', mode: undefined };
   if (typeof options === 'string') return { encoding: checkEncoding(options, 'options'), mode: undefined };
   checkObject(options, 'options');
-  for (const name of Object.keys(options)) {
-    if (name !== 'encoding' && name !== 'mode') throw new TypeError(`options.${name} is not a known option of ${method}(); they are encoding and mode`);
-  }
+  rejectOtherOptions(options, ['encoding', 'mode'], method);
   const encoding = options.encoding === undefined ? 'utf8' : checkEncoding(options.encoding, 'options.encoding');
   if (options.mode !== undefined) checkMode(options.mode, 'options.mode');
   return { encoding, mode: options.mode };
@@ -46,9 +66,7 @@ export function mkdirOptions(options) {
     return { recursive: false, mode: options };
   }
   checkObject(options, 'options');
-  for (const name of Object.keys(options)) {
-    if (name !== 'recursive' && name !== 'mode') throw new TypeError(`options.${name} is not a known option of mkdir(); they are recursive and mode`);
-  }
+  rejectOtherOptions(options, ['recursive', 'mode'], 'mkdir');
   const { recursive = false, mode = 0o777 } = options;
   checkBoolean(recursive, 'options.recursive');
   checkMode(mode, 'options.mode');
@@ -59,9 +77,7 @@ export function mkdirOptions(options) {
 export function rmOptions(options) {
   if (options === undefined || options === null) return { recursive: false, force: false };
   checkObject(options, 'options');
-  for (const name of Object.keys(options)) {
-    if (name !== 'recursive' && name !== 'force') throw new TypeError(`options.${name} is not a known option of rm(); they are recursive and force`);
-  }
+  rejectOtherOptions(options, ['recursive', 'force'], 'rm');
   const { recursive = false, force = false } = options;
   checkBoolean(recursive, 'options.recursive');
   checkBoolean(force, 'options.force');

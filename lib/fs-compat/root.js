@@ -9,6 +9,7 @@
 
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
+import { checkPathString } from './arguments.js';
 
 export function outside(given, root) {
   return new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is outside the root ${root}`);
@@ -36,10 +37,7 @@ export class Root {
   resolve(given, name = 'path') {
     const known = this.#paths.get(given);
     if (known !== undefined) return known;
-    if (typeof given !== 'string') throw new TypeError(`${name} must be a string (got ${describe(given)})`);
-    if (given.includes('\0')) throw new RangeError(`${name} must not contain NUL characters (got ${describe(given)})`);
-    // node:fs would write U+FFFD in its place: a name that could never be asked for again.
-    if (!given.isWellFormed()) throw new RangeError(`${name} must be well-formed UTF-16: it has a lone surrogate (got ${describe(given)})`);
+    checkPathString(given, name);
     const relative = given.replace(/^\/+/, '');
     // ".." that would climb above the root is refused, not clamped.
     const normalized = path.posix.normalize(relative || '.');

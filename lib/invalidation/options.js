@@ -2,7 +2,7 @@
 
 import { isIP } from 'node:net';
 import { describe } from '../errors.js';
-import { checkInteger, checkObject, withDefaults } from '../validate.js';
+import { checkInteger, withDefaults } from '../validate.js';
 import { HEADER_BYTES, MAC_BYTES, MAX_UDP_PAYLOAD, secretBytes } from './wire.js';
 
 export const BUS_DEFAULTS = Object.freeze({
@@ -123,7 +123,6 @@ export function resolveBusOptions(options) {
   if (options === undefined) {
     throw new TypeError('options is required: new InvalidationBus(cache, { secret, udp: { peers } }) or { secret, redis: { connection } }');
   }
-  checkObject(options, 'options');
   const resolved = withDefaults(options, BUS_DEFAULTS, 'options');
   resolved.secret = secretBytes(resolved.secret, 'options.secret');
   if ((resolved.udp === undefined) === (resolved.redis === undefined)) {

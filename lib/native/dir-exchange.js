@@ -3,7 +3,7 @@
 // errors are shaped like node:fs's: code, errno, syscall, path and dest.
 
 import { requireNative } from './addon.js';
-import { checkPath } from './arguments.js';
+import { checkPath } from '../validate.js';
 
 /**
  * Swaps the paths `a` and `b` atomically (renameat2 RENAME_EXCHANGE). Throws
@@ -12,8 +12,8 @@ import { checkPath } from './arguments.js';
  * exchange.
  */
 export function exchangePaths(a, b) {
-  checkPath('a', a);
-  checkPath('b', b);
+  checkPath(a, 'a');
+  checkPath(b, 'b');
   requireNative('exchangePaths()').exchangePaths(a, b);
 }
 
@@ -23,8 +23,8 @@ export function exchangePaths(a, b) {
  * supported). Other failures throw node:fs-shaped errors.
  */
 export function renameNoReplace(a, b) {
-  checkPath('a', a);
-  checkPath('b', b);
+  checkPath(a, 'a');
+  checkPath(b, 'b');
   return requireNative('renameNoReplace()').renameNoReplace(a, b);
 }
 
@@ -34,6 +34,6 @@ export function renameNoReplace(a, b) {
  * not. Throws a node:fs-shaped error when the probe files cannot be made.
  */
 export function probeReflink(dir) {
-  checkPath('dir', dir);
+  checkPath(dir, 'dir');
   return requireNative('probeReflink()').probeReflink(dir);
 }

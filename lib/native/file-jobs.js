@@ -5,7 +5,7 @@
 
 import { describe } from '../errors.js';
 import { requireNative } from './addon.js';
-import { checkPath, isPath } from './arguments.js';
+import { checkBoolean, checkFunction, checkPath, isPath } from '../validate.js';
 
 export const JOB_CLONE = 1;
 export const JOB_PACK = 2;
@@ -81,9 +81,9 @@ function checkJobs(jobs, checkExpected) {
       throw new RangeError(`jobs.ops[${i}] must be 1 (clone), 2 (pack), 3 (extract) or 4 (hash) (got ${op})`);
     }
     // The names are built only for a message: per job they would cost more than the check.
-    if (!isPath(srcs[i])) checkPath(`jobs.srcs[${i}]`, srcs[i]);
+    if (!isPath(srcs[i])) checkPath(srcs[i], `jobs.srcs[${i}]`);
     if (op === JOB_CLONE || op === JOB_EXTRACT) {
-      if (!isPath(dsts[i])) checkPath(`jobs.dsts[${i}]`, dsts[i]);
+      if (!isPath(dsts[i])) checkPath(dsts[i], `jobs.dsts[${i}]`);
       checkJobTime('atime', checked.atimeSec, checked.atimeNsec, i);
       checkJobTime('mtime', checked.mtimeSec, checked.mtimeNsec, i);
     } else if (typeof dsts[i] !== 'string' || dsts[i].includes('\0')) {
@@ -114,7 +114,7 @@ function checkIntegerOption(options, name, min, max, fallback) {
 
 function checkBooleanOption(options, name) {
   const value = options[name] === undefined ? false : options[name];
-  if (typeof value !== 'boolean') throw new TypeError(`options.${name} must be a boolean (got ${describe(value)})`);
+  checkBoolean(value, `options.${name}`);
   return value;
 }
 
@@ -180,8 +180,6 @@ export function runFileJobs(jobs, options = {}, onProgress = undefined) {
     retries: checkIntegerOption(options, 'retries', 0, 10, 2),
     sourceRoot: checkSourceRoot(options, checked),
   };
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new TypeError(`onProgress must be a function (got ${describe(onProgress)})`);
-  }
+  if (onProgress !== undefined) checkFunction(onProgress, 'onProgress');
   return requireNative('runFileJobs()').runFileJobs(checked, checkedOptions, onProgress);
 }

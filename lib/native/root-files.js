@@ -75,6 +75,5 @@ export function rootFiles(op, rootFd, rootPath, path, dest, flags, mode, data) {
  * those still open when a worker thread exits are closed with it.
  */
 export function closeRootDescriptor(fd) {
-  checkFd(fd);
   requireNative('CacheFS over a directory').closeDescriptor(fd);
 }

@@ -2,15 +2,12 @@
 // which kernel thread this is, and whether a thread or process recorded
 // earlier still exists.
 
-import { describe } from '../errors.js';
+import { checkInteger } from '../validate.js';
 import { loadedAddon } from './addon.js';
 
-function checkId(name, value) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
-  if (!Number.isInteger(value) || value <= 0 || value > 0x7fffffff) {
-    throw new RangeError(`${name} must be a positive 32-bit integer (got ${describe(value)})`);
-  }
-}
+// Checked here, not left to the addon: isThreadAlive() answers without it,
+// and isProcessAlive() never calls it.
+const checkId = (value, name) => checkInteger(value, name, 1, 0x7fffffff, 'a positive 32-bit integer');
 
 /** The kernel thread id of the calling thread, or 0 without the addon. */
 export function currentThreadId() {
@@ -22,8 +19,8 @@ export function currentThreadId() {
  * answer is unknown and this returns null.
  */
 export function isThreadAlive(pid, tid) {
-  checkId('pid', pid);
-  checkId('tid', tid);
+  checkId(pid, 'pid');
+  checkId(tid, 'tid');
   return loadedAddon === null ? null : loadedAddon.isThreadAlive(pid, tid);
 }
 
@@ -32,7 +29,7 @@ export function isThreadAlive(pid, tid) {
  * EPERM means it exists but belongs to another user.
  */
 export function isProcessAlive(pid) {
-  checkId('pid', pid);
+  checkId(pid, 'pid');
   try {
     process.kill(pid, 0);
     return true;

@@ -5,7 +5,7 @@
 
 import { describe } from '../errors.js';
 import { requireNative } from './addon.js';
-import { checkPath } from './arguments.js';
+import { checkPath } from '../validate.js';
 
 /**
  * Every entry below the directory `root` (root itself not included), with
@@ -25,7 +25,7 @@ import { checkPath } from './arguments.js';
  *   directories listed but gone before they could be read (their contents are missing)
  */
 export function scanTree(root, exclude = []) {
-  checkPath('root', root);
+  checkPath(root, 'root');
   if (!Array.isArray(exclude)) throw new TypeError(`exclude must be an array of names (got ${describe(exclude)})`);
   for (let i = 0; i < exclude.length; i++) {
     const name = exclude[i];

@@ -3,7 +3,6 @@
 // (lib/arena/common/truncation.js) reads the count and refuses to write.
 
 import { requireNative } from './addon.js';
-import { checkWholeView } from './arguments.js';
 
 /**
  * An Int32Array over this process's count of mapped arena files that were
@@ -15,7 +14,5 @@ export function mappingFaults() {
 
 /** Whether the mapped `buffer` faulted past the end of its truncated file. */
 export function mappingTruncated(buffer) {
-  const view = new Uint8Array(buffer);
-  checkWholeView('buffer', view);
-  return requireNative('mappingTruncated()').mappingTruncated(view);
+  return requireNative('mappingTruncated()').mappingTruncated(new Uint8Array(buffer));
 }

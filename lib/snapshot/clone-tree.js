@@ -4,12 +4,12 @@
 // files skipped and reported.
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkInteger, withDefaults } from '../validate.js';
+import { checkFunction, checkInteger, checkPath, withDefaults } from '../validate.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireNative } from '../native/addon.js';
 import { JOB_CLONE } from '../native/file-jobs.js';
 import { isWithin } from './layout.js';
-import { buildTree, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError, scanTree } from './engine.js';
+import { buildTree, checkEngine, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError, scanTree } from './engine.js';
 
 const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: null });
 
@@ -20,15 +20,12 @@ const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: nu
  * each file's path to the engine that copied it.
  */
 export async function cloneTree(source, target, options = {}) {
-  for (const [name, value] of [['source', source], ['target', target]]) {
-    if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
-      throw new TypeError(`${name} must be a non-empty string without NUL bytes (got ${describe(value)})`);
-    }
-  }
+  checkPath(source, 'source');
+  checkPath(target, 'target');
   const { engine, threads, onProgress } = withDefaults(options, cloneDefaults, 'options');
-  if (!['auto', 'reflink', 'copy'].includes(engine)) throw new RangeError(`options.engine must be 'auto', 'reflink' or 'copy' (got ${describe(engine)})`);
+  checkEngine(engine, 'options.engine');
   checkInteger(threads, 'options.threads', 1, 64);
-  if (onProgress !== null && typeof onProgress !== 'function') throw new TypeError(`options.onProgress must be a function (got ${describe(onProgress)})`);
+  if (onProgress !== null) checkFunction(onProgress, 'options.onProgress');
   requireNative('cloneTree()');
   const from = path.resolve(source);
   const to = path.resolve(target);

@@ -4,7 +4,7 @@
 // times, deepest first) from a list of entries.
 import { chmodSync, lutimesSync, mkdirSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { ArenaCacheError, codes } from '../errors.js';
+import { ArenaCacheError, codes, describe } from '../errors.js';
 import { errnoName, systemError } from '../fs-compat/errors.js';
 import { requireNative } from '../native/addon.js';
 import { probeReflink } from '../native/dir-exchange.js';
@@ -12,6 +12,14 @@ import { runFileJobs } from '../native/file-jobs.js';
 import * as treeScan from '../native/tree-scan.js';
 
 export const ENGINE_NAMES = [null, 'reflink', 'copy_file_range', 'copy', 'pack'];
+
+/** The engines an operation may be asked for (see chooseEngine). */
+const ENGINE_CHOICES = ['auto', 'reflink', 'copy'];
+
+/** Throws a RangeError unless `engine` is one of the engine choices. */
+export function checkEngine(engine, name) {
+  if (!ENGINE_CHOICES.includes(engine)) throw new RangeError(`${name} must be 'auto', 'reflink' or 'copy' (got ${describe(engine)})`);
+}
 
 /**
  * Progress of a snapshot operation's file jobs: `phase` names the operation

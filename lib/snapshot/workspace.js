@@ -2,7 +2,7 @@
 // (see layout.js), with restore, fork, verify, history, pins and gc.
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { checkBoolean, checkInteger, withDefaults } from '../validate.js';
+import { checkBoolean, checkFunction, checkInteger, checkPath, withDefaults } from '../validate.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireNative } from '../native/addon.js';
 import { planGc, runGc } from './gc.js';
@@ -11,6 +11,7 @@ import { withLock, WorkspaceLock } from './lock.js';
 import { checkName, checkReference, isName, shortId } from './names.js';
 import { recoverIntents, recoverWorktreePath } from './recover.js';
 import { DEFAULT_RETENTION, Repository } from './repository.js';
+import { checkEngine } from './engine.js';
 import { forkTree, POINTER_FORMAT, restoreTree } from './restore.js';
 import { historyTable } from './history-table.js';
 import { takeSnapshot } from './take.js';
@@ -28,33 +29,22 @@ export const defaults = Object.freeze({
   durable: true,
 });
 
-const ENGINES = ['auto', 'reflink', 'copy'];
 const MAX_MESSAGE = 4096;
 
 /** `options` over the method's `known` defaults, with the checks every method's options share. */
 function resolveOptions(options, known, where) {
   const resolved = withDefaults(options, known, where);
-  if (!ENGINES.includes(resolved.engine ?? 'auto')) {
-    throw new RangeError(`${where}.engine must be 'auto', 'reflink' or 'copy' (got ${describe(resolved.engine)})`);
-  }
+  checkEngine(resolved.engine ?? 'auto', `${where}.engine`);
   if ('threads' in known) checkInteger(resolved.threads, `${where}.threads`, 1, 64);
   if ('packBelow' in known) checkInteger(resolved.packBelow, `${where}.packBelow`, 0, 16 * 2 ** 20, { to: '16 MiB' });
   for (const flag of ['durable', 'force', 'dryRun', 'worktree']) {
     if (flag in known) checkBoolean(resolved[flag], `${where}.${flag}`);
   }
-  if ('onProgress' in known && resolved.onProgress !== null && typeof resolved.onProgress !== 'function') {
-    throw new TypeError(`${where}.onProgress must be a function (got ${describe(resolved.onProgress)})`);
-  }
+  if ('onProgress' in known && resolved.onProgress !== null) checkFunction(resolved.onProgress, `${where}.onProgress`);
   return resolved;
 }
 
 const common = { threads: defaults.threads, durable: defaults.durable, onProgress: null };
-
-function checkDirectory(dir, name) {
-  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0')) {
-    throw new TypeError(`${name} must be a non-empty string without NUL bytes (got ${describe(dir)})`);
-  }
-}
 
 function checkRetention(value, where) {
   if (value.keepLast !== undefined) checkInteger(value.keepLast, `${where}.keepLast`, 0, 1e9, { to: null });
@@ -111,7 +101,7 @@ export class Workspace {
    * pointer to it in `dir/.arenacache`.
    */
   static async init(dir, options = {}) {
-    checkDirectory(dir, 'dir');
+    checkPath(dir, 'dir');
     const resolved = resolveOptions(options, { repository: undefined, keepLast: undefined, keepWithin: undefined, durable: defaults.durable }, 'options');
     checkRetention(resolved, 'options');
     requireNative('workspace snapshots');
@@ -119,7 +109,7 @@ export class Workspace {
     const meta = path.join(root, META_NAME);
     let repository = meta;
     if (resolved.repository !== undefined) {
-      checkDirectory(resolved.repository, 'options.repository');
+      checkPath(resolved.repository, 'options.repository');
       repository = path.resolve(resolved.repository);
       if (isWithin(root, repository)) {
         throw new RangeError(`options.repository must be outside the workspace, or it would be snapshotted (got ${describe(resolved.repository)})`);
@@ -141,7 +131,7 @@ export class Workspace {
 
   /** Opens the workspace (or a worktree forked from one) at `dir`, finishing or undoing what an interrupted operation left. */
   static async open(dir) {
-    checkDirectory(dir, 'dir');
+    checkPath(dir, 'dir');
     requireNative('workspace snapshots');
     const root = path.resolve(dir);
     recoverWorktreePath(root, (stagedMeta) => WorkspaceLock.acquire(new Layout(repositoryOf(stagedMeta).repository), 'recover'));
@@ -272,7 +262,7 @@ export class Workspace {
   /** Makes a new worktree at `dir` from snapshot `reference`; resolves to its Workspace. */
   async fork(reference, dir, options = {}) {
     checkReference(reference, 'id');
-    checkDirectory(dir, 'dir');
+    checkPath(dir, 'dir');
     const resolved = resolveOptions(options, { name: path.basename(path.resolve(dir)), ...common }, 'options');
     checkName(resolved.name, 'options.name');
     const target = await this.#locked('fork', () => forkTree(this, this.#repository.resolve(reference, this.head), dir, resolved));

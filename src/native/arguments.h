@@ -1,8 +1,10 @@
 // Arguments: the checks every export makes on what JavaScript passed it.
 //
-// lib/native/ checks each call before it crosses, but the addon is also
-// reachable without it (require() of the binary, tests, code to come), and
-// an unchecked value is worse than a wrong answer here: node-addon-api
+// These checks are the crash guard: most of lib/native/'s wrappers pass
+// their arguments straight through (lib/native/arguments.js says which ones
+// check first, for a message of their own), and the addon is also reachable
+// without them (require() of the binary, tests, code to come). An unchecked
+// value is worse than a wrong answer here: node-addon-api
 // (built without C++ exceptions) throws on a failed conversion and carries
 // on, so the next Node-API call finds an exception pending and aborts the
 // process (napi_throw FATAL), and an async worker queued meanwhile resolves
