@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import test from 'node:test';
 import { openArenaFile } from '../lib/arena/common/file.js';
-import { CACHE_ARENA } from '../lib/cache/shared-cache.js';
+import { CACHE_ARENA } from '../lib/cache/open.js';
 import { M_OWNER_TID } from '../lib/arena/common/shard-meta.js';
 import { releaseMappedArena } from '../lib/arena/common/file-backing.js';
 import { SharedCache } from '../lib/index.js';

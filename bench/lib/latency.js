@@ -1,12 +1,21 @@
-// Latency summaries for the benchmark reports.
+// Latency summaries for the benchmark reports, on a perf_hooks histogram
+// (HDR, three significant digits), as lib/cache/latency.js keeps them.
 
-/** { avgUs, p50Us, p99Us, maxUs } of per-operation times in ms (or null for none). */
+import { createHistogram } from 'node:perf_hooks';
+
+/** { samples, avgUs, p50Us, p99Us, maxUs } of per-operation times in ms (or null for none). */
 export function summarizeLatency(samplesMs) {
   if (samplesMs.length === 0) return null;
-  const sorted = Float64Array.from(samplesMs).sort();
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 1000;
-  const sum = sorted.reduce((a, b) => a + b, 0);
-  return { samples: sorted.length, avgUs: (sum / sorted.length) * 1000, p50Us: at(0.5), p99Us: at(0.99), maxUs: sorted[sorted.length - 1] * 1000 };
+  const histogram = createHistogram();
+  // In nanoseconds: a histogram holds whole numbers of 1 or more.
+  for (const ms of samplesMs) histogram.record(Math.max(1, Math.round(ms * 1e6)));
+  return {
+    samples: histogram.count,
+    avgUs: histogram.mean / 1000,
+    p50Us: histogram.percentile(50) / 1000,
+    p99Us: histogram.percentile(99) / 1000,
+    maxUs: histogram.max / 1000,
+  };
 }
 
 /** `count` seeded random indexes below `n`. */

@@ -6,8 +6,6 @@
 // worker gives a cache with the same entries, memory and stats.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { Arena } from '../arena/entries/arena.js';
-import { planLayout, policyId } from '../arena/common/layout.js';
 import {
   CHECKSUM_BYTES,
   KEY_BYTES,
@@ -30,22 +28,17 @@ import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from '../typed-array.js';
 import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
-import { mismatchedOption, resolveAttachOptions, resolveOpenOptions, resolveOptions } from './options.js';
 import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
-import { openArenaFile } from '../arena/common/file.js';
-import { MAGIC } from '../arena/common/layout.js';
-import { abandonAllFlights } from './flights.js';
-import { requireNative } from '../native/addon.js';
-import { attachBuffer, checkArenaPath, flushMapping, mismatchError, releaseMappedArena } from '../arena/common/file-backing.js';
-import { COUNTERS, DROP_REASONS, dropCounter, Outbox, OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
+import { flushMapping, releaseMappedArena } from '../arena/common/file-backing.js';
+import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
 import { kBothStampsAreCurrent, kFillLocked, kInvalidation, kReadStamp, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
-import { keyHasPrefix } from './key-encoder.js';
+import { makeHandle } from './handle.js';
+import { attachParts, createParts, kAttach, openParts } from './open.js';
+import { cacheStats } from './stats.js';
+import { InvalidationPort } from './invalidation-port.js';
 
 
-const HANDLE_TYPE = 'arenacache.SharedCache';
 const ALLOW_STALE = Object.freeze({ allowStale: true });
-const HANDLE_VERSION = 1;
-const kAttach = Symbol('attach');
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -64,61 +57,11 @@ function unlessBusy(run, busy) {
 /** How often fetch() waiters look for a loader's result without a wake (see FlightTable). */
 const FLIGHT_POLL_MS = Object.freeze({ memory: 100, file: 10 });
 
-function settingsOf(resolved) {
-  return {
-    defaultTtl: resolved.ttl,
-    lockLeaseMs: resolved.lockLeaseMs,
-    lockWaitMs: resolved.lockWaitMs,
-    max: resolved.max,
-    codecName: resolved.codec.name,
-    ttlResolution: resolved.ttlResolution,
-    sweepIntervalMs: resolved.sweepIntervalMs,
-    sweepChecks: resolved.sweepChecks,
-    fetchTimeoutMs: resolved.fetchTimeoutMs,
-    recordChecksums: resolved.checksums === true,
-    defaultStaleMs: resolved.staleWhileRevalidate,
-  };
-}
-
-function codecMismatch(stored, given, method) {
-  return new ArenaCacheError(
-    codes.ERR_CODEC_MISMATCH,
-    `the cache was created with the codec "${stored}" but ${method} was given "${given}"; pass the same codec in options.codec`,
-  );
-}
-
-function checkHandle(handle) {
-  if (handle instanceof SharedArrayBuffer) return handle;
-  if (handle === null || typeof handle !== 'object' || handle.type !== HANDLE_TYPE) {
-    throw new TypeError(
-      `handle must be a SharedCache handle (cache.handle) or its SharedArrayBuffer (got ${describe(handle)})`,
-    );
-  }
-  if (handle.version !== HANDLE_VERSION) {
-    throw new RangeError(`handle.version must be ${HANDLE_VERSION} (got ${describe(handle.version)})`);
-  }
-  if (!(handle.buffer instanceof SharedArrayBuffer)) {
-    throw new TypeError(`handle.buffer must be a SharedArrayBuffer (got ${describe(handle.buffer)})`);
-  }
-  if (handle.outbox !== undefined && handle.outbox !== null && !(handle.outbox instanceof SharedArrayBuffer)) {
-    throw new TypeError(`handle.outbox must be a SharedArrayBuffer (got ${describe(handle.outbox)})`);
-  }
-  return handle.buffer;
-}
-
-/** The invalidation counters of stats(), from the outbox's (zero without one), and the drops summed. */
-function invalidationStats(outbox) {
-  const counters = outbox === null ? Object.fromEntries(COUNTERS.map((name) => [name, 0])) : outbox.snapshot();
-  let dropped = 0;
-  for (const reason of DROP_REASONS) dropped += counters[dropCounter(reason)];
-  return { ...counters, invalidationsDropped: dropped };
-}
-
 // Re-entrancy. A call runs user code in the middle of its work: the codec's
 // encode and decode, getters and toJSON on a value (the default codec reads
 // them, and runs msgpackr extensions), fetch() loaders. That code may call
 // any method of this instance, which refills the per-instance scratch: the
-// KeyEncoder (#keys), the prepared entry (#entry), the arena's last lookup
+// KeyEncoder (#keyEncoder), the prepared entry (#entry), the arena's last lookup
 // (arena.last), the near cache's lastHit and #lastStale. So no call fills
 // scratch and then runs user code before it is consumed:
 //   - a value is encoded before its key (set, setMany, kFillLocked), and
@@ -126,26 +69,9 @@ function invalidationStats(outbox) {
 //   - a get takes what its lookup found (stamp, value kind, staleness,
 //     hash) before it decodes, hands it to the near cache as values, and
 //     puts it back after the last user code, for kReadStamp and fetch();
-//   - every other read of arena.last or of #keys follows its arena call
+//   - every other read of arena.last or of #keyEncoder follows its arena call
 //     with no user code in between.
 // Each scratch field says so beside it.
-
-/**
- * The cache arena as a kind of file content (see openArenaFile): how a new
- * one is written into a mapped file, an existing one attached, and one left
- * by exited processes recovered, fetch's flight table with it (flights.js
- * lives beside fetch, above the arena). BlockStore has a kind of its own.
- */
-export const CACHE_ARENA = Object.freeze({
-  magic: MAGIC,
-  create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
-  attach: (buffer, options) => Arena.attach(buffer, options),
-  recover(arena, options) {
-    const repaired = arena.recoverAfterRestart(options);
-    abandonAllFlights(arena.buffer, arena.header);
-    return repaired;
-  },
-});
 
 export class SharedCache {
   #arena;
@@ -153,7 +79,7 @@ export class SharedCache {
    * The key scratch, filled by keys.encode() right before the arena call
    * that consumes it (and #publish()): no user code may run in between.
    */
-  #keys;
+  #keyEncoder;
   #codec;
   #defaultTtl;
   /** options.staleWhileRevalidate as the arena was created with it. */
@@ -180,8 +106,7 @@ export class SharedCache {
   #mapped;
   /** Where this thread's writes go for the InvalidationBus (null when attached from a bare buffer). */
   #outbox;
-  /** The bus started on this instance, or null. */
-  #bus = null;
+  /** This instance's side of the InvalidationBus, made when a bus asks for it (see kInvalidation). */
   #invalidationPort = null;
   /** Ready values of recently read entries (null: options.nearCache is 0). */
   #near = null;
@@ -191,23 +116,9 @@ export class SharedCache {
    * @param {import('./options.js').DEFAULTS} options
    */
   constructor(options) {
-    let arena;
-    let codec;
-    let path = null;
-    let mapped = false;
-    let outbox;
-    let nearCache;
+    // open() and attach() hand over the parts of an existing arena (see open.js).
     const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
-    if (attaching) {
-      ({ arena, codec, path, mapped, outbox, nearCache } = options[kAttach]);
-    } else {
-      const resolved = resolveOptions(options);
-      const layout = planLayout({ ...resolved, policy: policyId(resolved.policy) });
-      arena = Arena.create(layout, settingsOf(resolved));
-      codec = resolved.codec;
-      outbox = Outbox.create();
-      nearCache = resolved.nearCache;
-    }
+    const { arena, codec, path, mapped, outbox, nearCache } = attaching ? options[kAttach] : createParts(options);
     if (nearCache > 0) this.#near = new NearCache(nearCache, arena, codec === msgpackCodec);
     const header = arena.header;
     this.#arena = arena;
@@ -222,8 +133,8 @@ export class SharedCache {
     // The largest record: a whole main ring.
     this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
     this.#checksumBytes = header.recordChecksums === 1 ? CHECKSUM_BYTES : 0;
-    this.#keys = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
-    this.#handle = Object.freeze({ type: HANDLE_TYPE, version: HANDLE_VERSION, buffer: arena.buffer, path, outbox: outbox?.buffer ?? null });
+    this.#keyEncoder = new KeyEncoder(header.maxKeyBytes, arena.hashStartFor(KEY_STRING), arena.hashStartFor(KEY_BYTES));
+    this.#handle = makeHandle(arena.buffer, path, outbox?.buffer ?? null);
     if (header.sweepIntervalMs > 0) this.#sweepTimer = startSweepTimer(arena, arena.owner);
   }
 
@@ -231,22 +142,11 @@ export class SharedCache {
    * Attaches to a cache created in another thread, from its `handle`: cache.handle (`outbox` the
    * buffer the InvalidationBus reads this instance's writes from), or its bare SharedArrayBuffer,
    * which has no path and no outbox.
-   * @param {{ type: string, version: number, buffer: SharedArrayBuffer, path?: string | null, outbox?: SharedArrayBuffer | null }
-   *   | (SharedArrayBuffer & { path?: undefined })} handle
+   * @param {import('./handle.js').CacheHandle} handle
    * @param {{ codec?: object }} [options]
    */
   static attach(handle, options) {
-    const buffer = checkHandle(handle);
-    const resolved = resolveAttachOptions(options);
-    // A mapped file counts its users in this process (see close()).
-    return attachBuffer(buffer, (attachOptions, mapped) => {
-      const arena = Arena.attach(buffer, attachOptions);
-      if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'attach()');
-      const path = mapped && typeof handle.path === 'string' ? handle.path : null;
-      // A bare buffer has no outbox: that instance's writes are not published.
-      const outbox = handle instanceof SharedArrayBuffer || handle.outbox == null ? null : new Outbox(handle.outbox);
-      return new SharedCache({ [kAttach]: { arena, codec: resolved.codec, path, mapped, outbox, nearCache: resolved.nearCache } });
-    });
+    return attachParts(handle, options, (parts) => new SharedCache({ [kAttach]: parts }));
   }
 
   /**
@@ -257,27 +157,7 @@ export class SharedCache {
    * @param {import('./options.js').OPEN_DEFAULTS} [options]
    */
   static open(path, options) {
-    checkArenaPath(path);
-    const { create, resolved, given, reset, mode, populate } = resolveOpenOptions(options);
-    requireNative('SharedCache.open()');
-    const plan =
-      create === null
-        ? null
-        : () => ({ memoryBytes: create.memoryBytes, layout: planLayout({ ...create, policy: policyId(create.policy) }), settings: settingsOf(create) });
-    const { arena, created } = openArenaFile(path, { plan, reset, mode, populate, kind: CACHE_ARENA });
-    try {
-      if (!created) {
-        const mismatch = mismatchedOption(given, arena.header);
-        if (mismatch !== null) throw mismatchError(`arena file ${path}`, mismatch.name, mismatch.stored, mismatch.given);
-        if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'open()');
-      }
-      return new SharedCache({
-        [kAttach]: { arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create(), nearCache: resolved.nearCache },
-      });
-    } catch (error) {
-      releaseMappedArena(arena);
-      throw error;
-    }
+    return openParts(path, options, (parts) => new SharedCache({ [kAttach]: parts }));
   }
 
   /**
@@ -295,6 +175,7 @@ export class SharedCache {
    *   past its ttl but within its stale window (see staleWhileRevalidate)
    */
   get(key, options) {
+    if (this.#sampler !== null && !this.#sampler.passing) return this.#sampler.get(this, key, options);
     if (this.#closed) throw closedError();
     const allowStale = options !== undefined && checkEntryOptions(options, 'get').allowStale === true;
     if (allowStale) this.#lastStale = false;
@@ -307,7 +188,7 @@ export class SharedCache {
         return kept;
       }
     }
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     const arena = this.#arena;
     if (near !== null) near.lastHit = -1;
@@ -369,7 +250,7 @@ export class SharedCache {
   peek(key, options) {
     if (this.#closed) throw closedError();
     const allowStale = options !== undefined && checkEntryOptions(options, 'peek').allowStale === true;
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     const arena = this.#arena;
     const stored = arena.peek(keys, allowStale);
@@ -395,7 +276,7 @@ export class SharedCache {
    */
   info(key) {
     if (this.#closed) throw closedError();
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     const arena = this.#arena;
     const facts = arena.inspect(keys);
@@ -434,7 +315,7 @@ export class SharedCache {
     }
     const ttl = options === undefined ? this.#defaultTtl : (checkEntryOptions(options, 'setMany').ttl ?? this.#defaultTtl);
     const stale = options === undefined ? this.#defaultStale : (options.staleWhileRevalidate ?? this.#defaultStale);
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     // Every value is encoded once, here, before anything is stored: encoding
     // is user code, and what it does (to this cache too) comes before the
     // batch. Each stored form keeps its kind: a getter of one value may
@@ -489,6 +370,7 @@ export class SharedCache {
    * @returns {this}
    */
   set(key, value, options) {
+    if (this.#sampler !== null && !this.#sampler.passing) return this.#sampler.set(this, key, value, options);
     if (this.#closed) throw closedError();
     let ttl = this.#defaultTtl;
     let stale = this.#defaultStale;
@@ -497,8 +379,8 @@ export class SharedCache {
       if (given.ttl !== undefined) ttl = given.ttl;
       if (given.staleWhileRevalidate !== undefined) stale = given.staleWhileRevalidate;
     }
-    // #store() ran no user code after #sized(): #entry and #keys are still this set's.
-    if (!this.#store(key, value, ttl, stale)) throw this.#tooLarge(this.#entry.length, this.#keys.length, ttl, stale);
+    // #store() ran no user code after #sized(): #entry and #keyEncoder are still this set's.
+    if (!this.#store(key, value, ttl, stale)) throw this.#tooLarge(this.#entry.length, this.#keyEncoder.length, ttl, stale);
     return this;
   }
 
@@ -520,7 +402,7 @@ export class SharedCache {
       // The key is checked before the encode's user code runs (a bad key
       // throws first, and that code never sees the value); #put() encodes
       // it after, for the store.
-      this.#keys.check(key);
+      this.#keyEncoder.check(key);
       kind = VALUE_CODEC;
       payload = this.#encode(value);
       length = typedArrayByteLength(payload);
@@ -534,7 +416,7 @@ export class SharedCache {
    * encoded here, right before the arena and the outbox consume it.
    */
   #put(key, kind, payload, length, value, ttl, stale) {
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     const entry = this.#sized(kind, payload, length, keys.length, ttl, stale);
     if (entry === null) return false;
@@ -555,7 +437,7 @@ export class SharedCache {
    */
   [kFillLocked](key, load) {
     if (this.#closed) throw closedError();
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     let loaded;
     this.#arena.fill(keys, () => {
@@ -627,7 +509,7 @@ export class SharedCache {
   /** Whether `key` has a live, unexpired entry. Does not count as a use. */
   has(key) {
     if (this.#closed) throw closedError();
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     return this.#arena.has(keys);
   }
@@ -635,7 +517,7 @@ export class SharedCache {
   /** Removes `key`; true if it had a live entry (like Map#delete). */
   delete(key) {
     if (this.#closed) throw closedError();
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     try {
       return this.#arena.delete(keys);
@@ -679,7 +561,7 @@ export class SharedCache {
   /** Hands a write of the last encoded key (none for a clear) to the InvalidationBus, when one runs: one load otherwise. */
   #publish(op, keyLength) {
     const outbox = this.#outbox;
-    if (outbox !== null && outbox.publishing) outbox.append(op, this.#keys.kind, this.#keys.bytes, keyLength);
+    if (outbox !== null && outbox.publishing) outbox.append(op, this.#keyEncoder.kind, this.#keyEncoder.bytes, keyLength);
   }
 
   /**
@@ -688,66 +570,39 @@ export class SharedCache {
    * published through it.
    */
   get invalidation() {
-    return this.#bus;
+    return this.#invalidationPort?.bus ?? null;
   }
 
-  /** Internal, for InvalidationBus: the outbox and how to apply peers' invalidations. */
+  /** Internal, for InvalidationBus: the outbox and how to apply peers' invalidations (see invalidation-port.js). */
   [kInvalidation]() {
     if (this.#closed) throw closedError();
-    this.#invalidationPort ??= {
+    this.#invalidationPort ??= new InvalidationPort(this, {
       outbox: this.#outbox,
-      attachBus: (bus) => {
-        this.#bus = bus;
-      },
-      detachBus: (bus) => {
-        if (this.#bus === bus) this.#bus = null;
-      },
-      closed: () => this.#closed,
-      // A peer's invalidation must land (its sender was told it did): not
-      // bounded by lockWaitMs, as a stopped holder would otherwise leave the
-      // stale value behind for good.
-      apply: (invalidation) => this[kWaitFully](() => this.#applyRemote(invalidation)),
+      arena: this.#arena,
+      keyEncoder: this.#keyEncoder,
+      storeEncoded: (kind, payload, length) => this.#storeEncoded(kind, payload, length),
       storedValue: (key) => this.#storedValue(key),
-    };
+    });
     return this.#invalidationPort;
   }
 
-  /** A peer's invalidation, applied to the arena without publishing it again (clearPrefix takes a list of prefixes). */
-  #applyRemote({ op, key, value, prefixes }) {
-    if (this.#closed) return;
-    const arena = this.#arena;
-    const keys = this.#keys;
-    if (op === 'clear') {
-      arena.clear();
-      return;
-    }
-    if (op === 'clearPrefix') {
-      const matching = [];
-      for (const stored of this.keys()) if (prefixes.some((prefix) => keyHasPrefix(stored, prefix))) matching.push(stored);
-      for (const stored of matching) {
-        keys.encode(stored);
-        arena.delete(keys);
-      }
-      return;
-    }
-    keys.encode(key);
-    const kind = op === 'set' ? value[0] : -1;
-    if (kind === VALUE_UTF8 || kind === VALUE_RAW || kind === VALUE_CODEC) {
-      const bytes = value.subarray(1);
-      const entry = this.#sized(kind, kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes, bytes.length, keys.length, this.#defaultTtl, this.#defaultStale);
-      if (entry !== null) {
-        arena.set(keys, entry);
-        entry.payload = null;
-        return;
-      }
-    }
-    // A delete, or a marker this cache cannot hold (or of an unknown kind): at least not stale.
-    arena.delete(keys);
+  /**
+   * Stores a peer's value, in stored form, under the key last encoded, with
+   * the default ttl; not published again, and no user code runs. False when
+   * this cache cannot hold it.
+   */
+  #storeEncoded(kind, payload, length) {
+    const keys = this.#keyEncoder;
+    const entry = this.#sized(kind, payload, length, keys.length, this.#defaultTtl, this.#defaultStale);
+    if (entry === null) return false;
+    this.#arena.set(keys, entry);
+    entry.payload = null;
+    return true;
   }
 
   /** A version marker's stored form for the wire: its value kind, then its bytes; undefined when absent. */
   #storedValue(key) {
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     const arena = this.#arena;
     const value = arena.peek(keys);
@@ -765,7 +620,7 @@ export class SharedCache {
 
   /** The longest key in bytes (options.maxKeyBytes, as the arena was created with it). */
   get maxKeyBytes() {
-    return this.#keys.maxKeyBytes;
+    return this.#keyEncoder.maxKeyBytes;
   }
 
   /** Number of entries (entries that expired but were not reclaimed yet included). */
@@ -810,54 +665,7 @@ export class SharedCache {
   /** Counters of every thread attached to this cache, summed, and its sizes. */
   stats() {
     if (this.#closed) throw closedError();
-    const arena = this.#arena;
-    const header = arena.header;
-    const { totals, entries, liveBytes, usedBytes, smallEntries } = arena.stats();
-    const gets = totals.hits + totals.nearHits + totals.misses;
-    return {
-      policy: header.policyName,
-      gets,
-      hits: totals.hits + totals.nearHits,
-      nearHits: totals.nearHits,
-      misses: totals.misses,
-      hitRatio: gets === 0 ? 0 : (totals.hits + totals.nearHits) / gets,
-      sets: totals.sets,
-      deletes: totals.deletes,
-      evictions: totals.evictions + totals.evictionsMax,
-      evictionsMemory: totals.evictions,
-      evictionsMax: totals.evictionsMax,
-      expirations: totals.expirations,
-      sweeps: totals.sweeps,
-      sweptEntries: totals.sweptEntries,
-      entries,
-      smallEntries,
-      liveBytes,
-      usedBytes,
-      dataBytes: header.regionBytes * header.shardCount,
-      memoryBytes: header.memoryBytes,
-      maxEntries: header.max > 0 ? header.max : header.maxEntriesPerShard * header.shardCount,
-      maxEntryBytes: header.regionBytes - header.smallRingBytes,
-      shards: header.shardCount,
-      threads: totals.threads,
-      relocations: totals.relocations,
-      promotions: totals.promotions,
-      fetches: totals.fetches,
-      fetchLoads: totals.fetchLoads,
-      fetchWaits: totals.fetchWaits,
-      fetchTimeouts: totals.fetchTimeouts,
-      fetchErrors: totals.fetchErrors,
-      fetchStale: totals.fetchStale,
-      fetchUncached: totals.fetchUncached,
-      readRetries: totals.readRetries,
-      lockWaits: totals.lockWaits,
-      lockTimeouts: totals.lockTimeouts,
-      lockRecoveries: totals.lockRecoveries,
-      shardRepairs: totals.shardRepairs,
-      lostEntries: totals.lostEntries,
-      checksumFailures: totals.checksumFailures,
-      threadSlotRepairs: totals.threadSlotRepairs,
-      ...invalidationStats(this.#outbox),
-    };
+    return cacheStats(this.#arena.header, this.#arena.stats(), this.#outbox);
   }
 
   /**
@@ -888,7 +696,7 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
     const resolved = readFetchOptions(options);
-    const keys = this.#keys;
+    const keys = this.#keyEncoder;
     keys.encode(key);
     // The fetcher gets the key's identity and hash as values: its reads, loader and store run user code.
     const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
@@ -916,7 +724,7 @@ export class SharedCache {
       },
       dropIfLapsed: (key) => {
         if (this.#closed) return;
-        const keys = this.#keys;
+        const keys = this.#keyEncoder;
         keys.encode(key);
         unlessBusy(() => this.#arena.remove(keys, REMOVE_LAPSED), undefined);
       },
@@ -940,25 +748,18 @@ export class SharedCache {
 
   /**
    * Times one get() and one set() in `every` on this instance (for
-   * benchmarks); see latency(). Off by default, and then free.
+   * benchmarks); see latency() and lib/cache/latency.js. Off by default,
+   * and then a null check.
    * @param {{ every?: number }} [options] default 64
    */
   startLatencySampling(options) {
     if (this.#closed) throw closedError();
-    const every = options?.every ?? 64;
-    if (typeof every !== 'number') throw new TypeError(`options.every must be a number (got ${describe(every)})`);
-    if (!Number.isInteger(every) || every < 1) throw new RangeError(`options.every must be a positive integer (got ${describe(every)})`);
-    const sampler = new LatencySampler(every);
-    this.#sampler = sampler;
-    this.get = sampler.wrap(sampler.get, SharedCache.prototype.get);
-    this.set = sampler.wrap(sampler.set, SharedCache.prototype.set);
+    this.#sampler = new LatencySampler(options);
   }
 
   /** Stops latency sampling; returns the final report (see latency()). */
   stopLatencySampling() {
     const report = this.latency();
-    delete this.get;
-    delete this.set;
     this.#sampler = null;
     return report;
   }
@@ -990,9 +791,7 @@ export class SharedCache {
     // mapping is released below: the fetcher gives the flights this instance
     // holds back in the arena, where waiters in other processes see it.
     this.#closing?.abort(closedError());
-    // The bus sends what is waiting, then stops; nothing more to apply here.
-    this.#bus?.close().catch(() => {});
-    this.#bus = null;
+    this.#invalidationPort?.closeBus();
     this.#near?.clear();
     this.#near = null;
     if (this.#mapped) releaseMappedArena(this.#arena);
