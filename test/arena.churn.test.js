@@ -3,7 +3,7 @@ import test from 'node:test';
 import { Arena } from '../lib/arena/entries/arena.js';
 import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { SharedCache } from '../lib/index.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 /** Mean distance of the dictionary entries from their home slots, over all shards. */

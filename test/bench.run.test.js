@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';
 
-test('npm run bench runs every scenario in the seed format and its counts add up (tiny sizes; speed is not asserted)', () => {
+test('npm run bench runs every scenario (warm-up, sets, gets, latency) and its counts add up (tiny sizes; speed is not asserted)', () => {
   const { output, result, svg, stderr } = runBench(
     'bench.js',
     { BENCH_ENTRIES: '300', BENCH_SET_OPS: '500', BENCH_GET_OPS: '900', BENCH_PAYLOADS: '64,512', BENCH_WORKERS: '1,2', BENCH_POLICIES: 'hybrid,lru', BENCH_LATENCY_OPS: '100' },
