@@ -1,3 +1,7 @@
+// Eviction: a full cache evicts instead of refusing a set, max bounds the
+// entry count exactly (across shards and threads), entries read since the
+// last pass outlive unread ones, mixed-size values fill at least 75% of
+// memoryBytes, and dead copies are reclaimed before live entries.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

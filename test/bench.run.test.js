@@ -1,3 +1,6 @@
+// npm run bench at tiny sizes: every store runs warm-up, sets, gets and the
+// latency pass, its counts add up, the chart is written, and bad settings
+// are errors naming their variable (speed is not asserted).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

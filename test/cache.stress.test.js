@@ -1,3 +1,6 @@
+// 4 workers on overlapping keys with self-checking values (under eviction,
+// relocation across many shards, and memory and entry pressure for every
+// policy) never read a torn value or another key's value.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';

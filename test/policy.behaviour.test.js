@@ -1,3 +1,7 @@
+// Eviction policies: hybrid is the default and attached caches use the
+// creator's; every policy keeps its invariants under random operations; lru,
+// lfu, hybrid (scan resistance, full memory use) and ttl each evict what
+// they should.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
