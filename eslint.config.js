@@ -16,7 +16,6 @@ export default [
       'node_modules/',
       'build/',
       'prebuilds/',
-      '.scratch/',
       // TypeScript declarations and type tests: checked by tsc, not ESLint.
       'types/',
       'test/types/',

@@ -1,14 +1,15 @@
-// npm run bench — arenacache in the seed benchmark's format, with its peers
-// side by side in the same run. For each payload, every store runs the same
-// scenario in a process of its own: a warm-up fill of BENCH_ENTRIES keys, a
-// timed loop of BENCH_SET_OPS sets, a timed loop of BENCH_GET_OPS gets, and a
-// latency pass; then worker-thread scenarios: one shared arena against one
-// private lru-cache per worker with the same total entry budget.
+// npm run bench — arenacache's throughput, latency and memory per payload
+// size, with its peers side by side in the same run. For each payload,
+// every store runs the same scenario in a process of its own: a warm-up
+// fill of BENCH_ENTRIES keys, a timed loop of BENCH_SET_OPS sets, a timed
+// loop of BENCH_GET_OPS gets, and a latency pass; then worker-thread
+// scenarios: one shared arena against one private lru-cache per worker with
+// the same total entry budget.
 //
-// Environment (the seed's names and defaults): BENCH_ENTRIES (20000),
+// Environment (names and defaults): BENCH_ENTRIES (20000),
 // BENCH_SET_OPS (50000), BENCH_GET_OPS (100000), BENCH_PAYLOADS
 // (64,512,1024,4096); and BENCH_WORKERS (1,2,4), BENCH_POLICIES (hybrid),
-// BENCH_LATENCY_OPS (20000), BENCH_QUICK=1 (the seed's quick run:
+// BENCH_LATENCY_OPS (20000), BENCH_QUICK=1 (a quick run:
 // 2000/2000/4000, payload 64, workers 1,2), BENCH_JSON=path or --json path,
 // BENCH_CHART=path or --chart path (SVG; default next to the JSON).
 

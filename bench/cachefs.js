@@ -1,7 +1,7 @@
-// npm run bench:cachefs — CacheFS against plain node:fs and the seed's
-// copy-on-read cache, in one run: the seed's six scenarios (ReadHit, a real
-// ReadMiss, WriteThrough, SequentialReads, RandomAccess, EvictionLRU) and
-// SmallFiles, each for every layer; then ConcurrentReads with worker threads.
+// npm run bench:cachefs — CacheFS against plain node:fs and a copy-on-read
+// Map of file contents, in one run: seven scenarios (ReadHit, a real
+// ReadMiss, WriteThrough, SequentialReads, RandomAccess, EvictionLRU and
+// SmallFiles), each for every layer; then ConcurrentReads with worker threads.
 // CacheFS/fs and CacheFS/Map compare write-through; write-back/fs compares
 // write-back (writes deferred, flushed every second in the background).
 //

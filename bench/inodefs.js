@@ -1,8 +1,8 @@
 // npm run bench:inodefs — InodeFS against node:fs on a real directory, in
-// one run: the seed's measurements (stat of one file and of 100 random
+// one run: the path operations (stat of one file and of 100 random
 // files with the inode cache on and off, create-and-write, a read-heavy
 // 95/5 mix, snapshot creation), persistent snapshot creation as the tree
-// grows, and the seed's hit-rate table (cache size x working set, LRU,
+// grows, and a hit-rate table (cache size x working set, LRU,
 // uniform and Zipf access) from real runs.
 //
 // Environment: BENCH_TIME_MS (300), BENCH_ROUNDS (3), BENCH_FILES (1000),
@@ -17,7 +17,8 @@ import { InodeFS } from '../lib/meta/index.js';
 import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
-import { seededRandom, zipfSampler } from './lib/random.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
+import { zipfSampler } from './lib/zipf.js';
 import { median } from './lib/stats.js';
 import { progressReporter } from './lib/progress.js';
 
@@ -164,7 +165,7 @@ async function persistentCreation() {
 }
 
 /**
- * The seed's hit-rate table from real runs: stat() of files drawn from a
+ * The hit-rate table from real runs: stat() of files drawn from a
  * working set (uniform, or Zipf with s = 1), through an LRU inode cache of
  * the given size. Cache entries are inode records and directory entries
  * (a stat of /d3/f7 looks up 5: inodes /, /d3, /d3/f7 and two entries);

@@ -28,7 +28,7 @@ import { DEFAULT_LOCK_WAIT_MS } from '../lib/arena/common/layout.js';
 import { jsonPath, positiveInt } from './lib/env.js';
 import { printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
-import { seededRandom } from './lib/random.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 const MiB = 2 ** 20;
 

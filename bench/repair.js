@@ -23,7 +23,7 @@ import { recordChecksum } from '../lib/arena/entries/record.js';
 import { jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
-import { seededRandom } from './lib/random.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 import { measureRates } from './lib/rates.js';
 import { median } from './lib/stats.js';
 

@@ -20,7 +20,7 @@ import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const OPS = STRESS ? 200 : 40;

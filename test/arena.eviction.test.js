@@ -1,7 +1,11 @@
+// Eviction: a full cache evicts instead of refusing a set, max bounds the
+// entry count exactly (across shards and threads), entries read since the
+// last pass outlive unread ones, mixed-size values fill at least 75% of
+// memoryBytes, and dead copies are reclaimed before live entries.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 test('a full cache evicts instead of failing a set', () => {

@@ -1,3 +1,6 @@
+// Keys whose hashes agree in every bit the dictionary keeps (same shard, same
+// tag) are told apart by their bytes: string and byte keys of 4 to 13 bytes,
+// with and without a ttl.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

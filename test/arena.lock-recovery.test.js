@@ -1,3 +1,7 @@
+// Shard locks and their holders: a dead holder's lock is taken over at once
+// (by a reader too; after the lease without the addon), a live holder is
+// never taken over, its waiters give up after lockWaitMs (gets miss, writes
+// fail with ERR_ARENA_BUSY), and short holdings over and over are not taken.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';

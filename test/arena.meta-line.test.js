@@ -1,3 +1,5 @@
+// A set that rewrites an entry in place writes only the first cache line of
+// its shard's meta block, for every policy.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

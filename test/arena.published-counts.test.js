@@ -1,3 +1,6 @@
+// The entry counts each shard publishes in the header (which an insert under
+// max sums) follow every insert, eviction, delete, expiry, sweep and clear,
+// and verify() reports one that disagrees with its shard.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

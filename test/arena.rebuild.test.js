@@ -7,7 +7,7 @@ import { SharedCache } from '../lib/index.js';
 import { Arena } from '../lib/arena/entries/arena.js';
 import { RECORD_HEADER_BYTES, REWRITING, TYPE_DEAD, TYPE_LIVE, TYPE_MASK } from '../lib/arena/entries/record.js';
 import { M_COUNT, M_LIVE_BYTES, M_RESETTING } from '../lib/arena/common/shard-meta.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 /** A one-shard cache, and its shard seen through the arena internals. */

@@ -1,3 +1,7 @@
+// Damaged records: one met while making room or reading resets its shard and
+// the call goes through; verify() reports write stamps out of range or used
+// twice, slot-group write counts that cannot advance, and key bytes that no
+// longer hash to their stored hash.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { Arena } from '../lib/arena/entries/arena.js';

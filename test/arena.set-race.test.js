@@ -1,3 +1,6 @@
+// A set looks its key up before it takes the shard's lock: when another
+// writer moved, deleted, or deleted and re-set the entry in between, the set
+// looks the key up again and stores the right value.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

@@ -1,3 +1,6 @@
+// Slot-group write counts (what a near-cache hit trusts): every write of a
+// shard advances them, also a delete, a clear by another instance and the
+// removal of an expired entry; gets, has() and verify() leave them.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,3 +1,7 @@
+// npm run bench:blocks at tiny sizes runs end to end: sequential and
+// end-to-end block writes against memcpy and writeSync, writer threads over
+// several files, and cache operations file-backed against in-memory, every
+// figure reported (speed is not asserted).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { nativeAvailable } from '../lib/native/addon.js';

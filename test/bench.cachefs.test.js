@@ -1,3 +1,6 @@
+// npm run bench:cachefs at tiny sizes runs its seven scenarios for every file
+// layer and ConcurrentReads with worker threads; ReadHit hits and ReadMiss
+// really misses (speed is not asserted).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';

@@ -1,3 +1,6 @@
+// npm run bench:core at tiny sizes reports every figure (single thread
+// against its peers, worker threads, memory efficiency), and a bad setting
+// is an error naming its variable (speed is not asserted).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { assertBenchRejects, runBench } from './helpers/bench-run.js';

@@ -1,3 +1,6 @@
+// npm run bench:hot at tiny sizes reports every figure, with or without the
+// near cache; bad settings name their variable; progress lines go to a
+// terminal only; and its access sequence is a seeded Zipf(s) sequence.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { nearCacheSupport, zipfOrder } from '../bench/lib/hot-workload.js';

@@ -1,3 +1,6 @@
+// npm run bench:invalidation at tiny sizes measures latency and throughput
+// for each transport (UDP, and Redis when it is installed), batched and
+// unbatched (speed is not asserted).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';

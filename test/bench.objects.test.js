@@ -1,3 +1,6 @@
+// npm run bench:objects at tiny sizes reports every peer and InodeFS's stat,
+// and a small object's entry stays within 40-85 bytes (its key names are
+// stored once, in the structure region).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';

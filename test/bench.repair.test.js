@@ -1,3 +1,6 @@
+// npm run bench:repair, one round: full shards of 1, 4 and 16 MiB are rebuilt
+// without losing an entry, and sets with and without record checksums,
+// checksum speeds and warm restarts are measured (speed is not asserted).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';

@@ -1,10 +1,13 @@
+// npm run bench at tiny sizes: every store runs warm-up, sets, gets and the
+// latency pass, its counts add up, the chart is written, and bad settings
+// are errors naming their variable (speed is not asserted).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';
 
-test('npm run bench runs every scenario in the seed format and its counts add up (tiny sizes; speed is not asserted)', () => {
+test('npm run bench runs every scenario (warm-up, sets, gets, latency) and its counts add up (tiny sizes; speed is not asserted)', () => {
   const { output, result, svg, stderr } = runBench(
     'bench.js',
     { BENCH_ENTRIES: '300', BENCH_SET_OPS: '500', BENCH_GET_OPS: '900', BENCH_PAYLOADS: '64,512', BENCH_WORKERS: '1,2', BENCH_POLICIES: 'hybrid,lru', BENCH_LATENCY_OPS: '100' },

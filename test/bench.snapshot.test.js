@@ -1,3 +1,6 @@
+// npm run bench:snapshot at a small scale measures every tree (snapshot,
+// re-snapshot, cloneTree, cp -a, fs.cp) and verify throughput, and goes on
+// without XFS, saying why (speed is not asserted).
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { runBench } from './helpers/bench-run.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { BlockStore } from '../lib/index.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 
 const BLOCK = 4096;
 const OPERATIONS = STRESS ? 200_000 : 20_000;

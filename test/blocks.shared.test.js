@@ -10,7 +10,7 @@ import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore } from '../lib/index.js';
 import { arenaPath, killProcess, startProcess } from './helpers/arena-files.js';
 import { checkBlock } from './helpers/block-value.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';

@@ -1,3 +1,8 @@
+// SharedCache.attach(): the handle is structured-cloneable and an attached
+// instance sees the same entries and stats; what is not a handle, unknown
+// options, a buffer that is not an arena, another layout version, a
+// truncated or damaged header and another codec are each refused with their
+// own error.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';

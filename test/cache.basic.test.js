@@ -1,3 +1,6 @@
+// The Map-like basics of SharedCache: get/set/has/delete/clear/size behave as
+// Map's do (set chains, delete says whether the key existed), values of any
+// size replace each other, and 20,000 keys across shards round-trip.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

@@ -12,7 +12,7 @@ import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath, killProcess, startProcess } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const KILLS = STRESS ? 50 : 12;

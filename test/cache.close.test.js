@@ -1,3 +1,5 @@
+// close() is idempotent; afterwards every call of that instance throws
+// ERR_CACHE_CLOSED while other instances of the same cache keep working.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

@@ -1,3 +1,6 @@
+// The node:diagnostics_channel events: evictions (for max and for memory,
+// every policy, one message per set, published after the lock is released),
+// repairs and fetch outcomes, and nothing once no one listens.
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import { once } from 'node:events';

@@ -1,3 +1,7 @@
+// fetch(): a hit skips the loader; concurrent fetches of a key in one thread
+// or in 4 workers run one loader; its error reaches every waiter and caches
+// nothing; a loader that never settles, blocks its thread or dies is given
+// up or taken over; fetch stores with its ttl; bad input is a specific error.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';

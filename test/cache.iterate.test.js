@@ -1,3 +1,6 @@
+// keys(), values(), entries() and the iterator list every live entry of every
+// shard with its type, and under another thread's concurrent writes yield
+// each key present throughout exactly once.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import test from 'node:test';

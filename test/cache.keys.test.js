@@ -1,3 +1,7 @@
+// Keys: strings as UTF-8, Buffer and Uint8Array by their bytes (a string and
+// a Buffer of the same bytes are different keys), the maxKeyBytes limit
+// (4096 by default) in bytes, and a TypeError for a wrong type or a lone
+// surrogate.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

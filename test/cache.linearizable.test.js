@@ -11,7 +11,7 @@ import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { checkHistory } from './helpers/history.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 /** `total` random operations on `keyCount` keys, dealt round-robin to `parties` shares. */

@@ -1,3 +1,7 @@
+// Prometheus metrics in a node:cluster: the primary reports a shared arena's
+// totals once, not once per worker; readings taken at different moments
+// merge (counters the latest, gauges the first worker's), and every metric
+// carries its aggregator.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

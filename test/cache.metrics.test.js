@@ -1,3 +1,7 @@
+// registerMetrics(): the shared counters in a real prom-client registry, read
+// at scrape time; several caches under their own cache label (a closed one
+// drops out); a custom prefix; input errors; and what it says without
+// prom-client installed.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { Registry } from 'prom-client';

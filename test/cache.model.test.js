@@ -1,8 +1,12 @@
+// A randomized model test against a Map: random operation sequences, from two
+// instances, with the near cache on and off, match the Map exactly without
+// eviction; with eviction every hit is the latest value. Seeded: a failure
+// prints SEED=<n>, which replays it.
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 function randomValue(random, i) {

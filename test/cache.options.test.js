@@ -1,3 +1,7 @@
+// SharedCache options: each is checked with an error naming it (an unknown one
+// suggests the likely name), undefined takes the default, and automatic
+// sharding grows with memory; memory that cannot be allocated is
+// ERR_ARENA_ALLOC, and a region over 2 GiB is refused before allocating.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';

@@ -19,7 +19,7 @@ import { addExtension } from 'msgpackr';
 import { SharedCache } from '../lib/index.js';
 import { VALUE_CODEC } from '../lib/arena/entries/record.js';
 import { kInvalidation, kReadStamp, kStampIsCurrent } from '../lib/internal-symbols.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 // msgpackr extensions are global: every Packr and Unpackr of the process,

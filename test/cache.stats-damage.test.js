@@ -11,7 +11,7 @@ import { HEADER_BYTES, THREAD_SLOT_BYTES } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';

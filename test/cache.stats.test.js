@@ -1,3 +1,6 @@
+// stats(): the counts of gets, hits, misses, sets, deletes, expirations and
+// evictions, the sizes (entries, live and used bytes, capacity) as plain
+// JSON, and clear() keeping the counters.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';

@@ -1,10 +1,13 @@
+// 4 workers on overlapping keys with self-checking values (under eviction,
+// relocation across many shards, and memory and entry pressure for every
+// policy) never read a torn value or another key's value.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { STRESS, testSeed } from './helpers/random.js';
+import { STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const WORKERS = 4;

@@ -13,7 +13,7 @@ import { STRUCTURES_HEADER_BYTES, StructureRegion } from '../lib/arena/entries/s
 import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { paddedShapeValue, readShapes, writeShapes } from './helpers/shapes.js';
 import { MiB } from './helpers/units.js';
 

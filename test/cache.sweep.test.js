@@ -1,3 +1,7 @@
+// The sweeper: it reclaims expired entries nobody reads, a bounded slice at a
+// time; exactly one thread sweeps and another takes over when it exits; its
+// timer never keeps a process alive; sweepIntervalMs, ttlResolution and its
+// other options.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';

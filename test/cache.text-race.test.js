@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import test from 'node:test';
-import { STRESS } from './helpers/random.js';
+import { STRESS } from './helpers/seeded-random.js';
 
 test('reading a string while another thread rewrites it returns one of the two and never crashes', () => {
   const child = new URL('./fixtures/text-race-child.js', import.meta.url).pathname;

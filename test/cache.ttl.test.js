@@ -1,3 +1,7 @@
+// ttl: an entry is served until it expires and never after, the default ttl
+// (shared with attached caches), removal of expired entries when read or
+// deleted, refresh on set, same-size overwrites adding or dropping a ttl,
+// and errors for bad ttl and set options.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';

@@ -1,3 +1,7 @@
+// Values: Buffers and Uint8Arrays come back as Buffer copies, strings as
+// strings, everything else through the codec with its type; every size
+// class round-trips; undefined, functions, values the codec refuses and
+// values larger than a shard are errors that change nothing.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';

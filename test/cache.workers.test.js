@@ -1,3 +1,6 @@
+// A cache shared with worker threads: attached through workerData or
+// postMessage it shares entries both ways and sums every thread's counters,
+// and a piscina pool shares one cache across its workers.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import test from 'node:test';

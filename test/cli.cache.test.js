@@ -339,7 +339,7 @@ test('a cache made with another codec: a clear error, or --codec <module>[#<expo
     cli('cache', 'stats', plain, '--codec', './nowhere.js'),
     cli('cache', 'stats', plain, '--codec', 'no-such-package-here'),
     cli('cache', 'stats', plain, '--codec', 'test/helpers/codecs.js'),
-    cli('cache', 'stats', plain, '--codec', 'test/helpers/random.js#seededRandom'),
+    cli('cache', 'stats', plain, '--codec', 'test/helpers/seeded-random.js#seededRandom'),
   ]);
   const message = `${file} was created with the codec "json"; pass --codec <module>[#<export>] naming a module that exports it (built in: only the default codec, "msgpackr-shared")`;
   assert.deepEqual(stats, failure(1, message));
@@ -355,7 +355,7 @@ test('a cache made with another codec: a clear error, or --codec <module>[#<expo
   assert.deepEqual(noDefault, failure(2, '--codec test/helpers/codecs.js: test/helpers/codecs.js has no export named default'));
   assert.deepEqual(
     notCodec,
-    failure(2, '--codec test/helpers/random.js#seededRandom: the export seededRandom of test/helpers/random.js is not a codec (an object with a name, encode() and decode())'),
+    failure(2, '--codec test/helpers/seeded-random.js#seededRandom: the export seededRandom of test/helpers/seeded-random.js is not a codec (an object with a name, encode() and decode())'),
   );
 });
 

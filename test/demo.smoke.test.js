@@ -1,3 +1,6 @@
+// The demo (demo/cache) runs its three modes (no cache, a private LRU, the
+// shared cache) at tiny sizes with counts that add up, and rejects bad flags
+// with a clear message.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,3 +1,6 @@
+// The error style: ArenaCacheError carries a stable code, its name and an
+// optional cause; every code is its own name; describe() renders bad values
+// briefly for messages.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ArenaCacheError, codes } from '../lib/index.js';

@@ -21,7 +21,7 @@ import { fork } from 'node:child_process';
 import test from 'node:test';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { STRESS, testSeed } from './helpers/random.js';
+import { STRESS, testSeed } from './helpers/seeded-random.js';
 
 const childFile = new URL('./fixtures/corruption-fuzz-child.js', import.meta.url);
 const FILES = STRESS ? 5000 : 500;

@@ -11,7 +11,7 @@ import { nativeAvailable } from '../lib/native/addon.js';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const PAGE = 4096;

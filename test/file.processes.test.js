@@ -11,7 +11,7 @@ import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath, killProcess, runProcess, startProcess, stopProcess } from './helpers/arena-files.js';
 import { checkValue } from './helpers/checked-value.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { testSeed } from './helpers/random.js';
+import { testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';

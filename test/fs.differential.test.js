@@ -15,7 +15,7 @@ import { CacheFS } from '../lib/fs/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { snapshotTree, tempDir } from './helpers/fs-tree.js';
 import { untilCacheable } from './helpers/racy.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 
 const OPERATIONS = STRESS ? 20_000 : 1500;
 const DIRS = ['', 'd1', 'd1/d2', 'd3'];

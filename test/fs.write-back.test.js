@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
-import { STRESS } from './helpers/random.js';
+import { STRESS } from './helpers/seeded-random.js';
 import { tempDir } from './helpers/fs-tree.js';
 
 const AGENT = new URL('./fixtures/write-back-agent.js', import.meta.url);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidationBatch, keyHasPrefix } from '../lib/invalidation/batch.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 
 const KEYS = ['a', 'ab', 'abc', 'b', 'ba', Buffer.from('a'), Buffer.from([0, 1]), Buffer.from([0])];
 const PREFIXES = ['a', 'b', Buffer.from([0]), Buffer.from('a')];

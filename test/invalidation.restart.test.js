@@ -1,4 +1,4 @@
-// Buses that restart, and peers whose clocks are off (issue 18, part 4):
+// Buses that restart, and peers whose clocks are off:
 // a bus that just restarted applies the invalidations of a peer 5 s behind,
 // yet refuses datagrams recorded before its restart and replayed to it;
 // a peer beyond replayWindowMs; a sender that never answers; a sender that

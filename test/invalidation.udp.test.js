@@ -21,7 +21,7 @@ test('three processes: a write on one invalidates the key on the others, markers
   const peers = await startMesh(3);
   t.after(() => Promise.all(peers.map((peer) => peer.stop())));
   const [a, b, c] = peers;
-  // Keys the seed's comma-split format broke, and a byte key with every awkward byte.
+  // Keys a comma-split plaintext format would break, and a byte key with every awkward byte.
   const keys = ['plain', 'a,b,c', 'ünï,cödé', { bytes: [0, 44, 255, 10] }];
   for (const peer of peers) for (const key of keys) await peer.call('seed', { key, value: 'cached' });
   const before = await a.call('stats');

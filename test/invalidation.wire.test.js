@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { ANY_BUS, encodeControl, encodeDatagrams, HEADER_BYTES, MAC_BYTES, openDatagram, secretBytes, VERSION } from '../lib/invalidation/wire.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 
 const secret = 'a shared secret of enough bytes';
 const senderId = Buffer.from('0123456789abcdef', 'hex');

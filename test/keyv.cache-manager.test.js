@@ -1,3 +1,6 @@
+// cache-manager 7 over the Keyv adapter: get/set/del/clear, ttl, mget/mset/
+// mdel, wrap, namespaces sharing one SharedCache, errors with and without
+// throwOnErrors, and disconnect() closing only caches the adapters created.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';

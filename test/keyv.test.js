@@ -1,3 +1,7 @@
+// The Keyv storage adapter (arenacache/keyv): every Keyv call reaches the
+// cache, ttl and namespaces behave as Keyv expects, values round-trip,
+// instances and workers over one cache see each other, arguments are
+// checked, and each failure is reported once, as Keyv reports a store's.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -11,7 +11,7 @@ import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/inodefs-writer.js', import.meta.url));
 const KILLS = STRESS ? 200 : 50;

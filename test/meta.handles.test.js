@@ -8,7 +8,7 @@ import { CacheFS } from '../lib/fs/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { openFs } from './helpers/inode-fs.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 
 /** Small inline and chunk limits: a few KiB of contents already spans several chunks. */
 const SMALL = { inlineBytes: 64, chunkBytes: 4096 };

@@ -8,7 +8,7 @@ import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { openFs } from './helpers/inode-fs.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 
 const SMALL = { inlineBytes: 256, chunkBytes: 4096 };
 

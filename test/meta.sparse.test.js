@@ -10,7 +10,7 @@ import { open } from 'lmdb';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { openFs } from './helpers/inode-fs.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 import { GiB } from './helpers/units.js';
 
 const LIMIT = 2 ** 34;

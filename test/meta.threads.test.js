@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { InodeFS } from '../lib/meta/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-import { STRESS, testSeed } from './helpers/random.js';
+import { STRESS, testSeed } from './helpers/seeded-random.js';
 
 const THREAD = new URL('./fixtures/inodefs-thread.js', import.meta.url);
 

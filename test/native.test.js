@@ -1,3 +1,7 @@
+// The native addon: it builds and loads (or the package says why not), judges
+// thread and process liveness, checks its arguments before C++, lets the
+// cache work without it, and the loader prefers a loadable prebuilt binary
+// to the local build.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,7 +1,11 @@
+// Eviction policies: hybrid is the default and attached caches use the
+// creator's; every policy keeps its invariants under random operations; lru,
+// lfu, hybrid (scan resistance, full memory use) and ttl each evict what
+// they should.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { seededRandom, testSeed } from './helpers/random.js';
+import { seededRandom, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
 const POLICIES = ['hybrid', 'lru', 'lfu', 'ttl'];

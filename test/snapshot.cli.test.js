@@ -1,3 +1,7 @@
+// The arenacache command's workspace commands: help, usage errors (exit 2), a
+// whole session (init, snapshot, history, status, verify, restore, fork,
+// pin, gc), a busy workspace (exit 4), and progress only to a terminal or on
+// request, never as escape codes into a pipe.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

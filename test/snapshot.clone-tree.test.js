@@ -1,3 +1,6 @@
+// cloneTree() copies contents, modes, times, links (not followed) and empty
+// directories, skips special files, and refuses bad arguments and states
+// with their errors.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';

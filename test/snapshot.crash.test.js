@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Workspace } from '../lib/snapshot/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { readTree, writeTree } from './helpers/workspace-tree.js';
 
 const child = fileURLToPath(new URL('./fixtures/workspace-child.js', import.meta.url));

@@ -1,3 +1,7 @@
+// Workspace snapshots stay inside their tree: references that look like paths
+// are refused, a link pointing outside is kept as a link and never followed,
+// and a manifest naming paths outside or through a link is refused before
+// anything is written.
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,6 @@
+// gc() keeps the head's ancestry (and each fork's), pins, keepWithin and
+// keepLast, and snapshots named by an unfinished intent; it deletes the rest
+// with their stored files, and forgets worktrees whose directory is gone.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

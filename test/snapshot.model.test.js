@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Workspace } from '../lib/snapshot/index.js';
 import { tempDir } from './helpers/fs-tree.js';
-import { seededRandom, STRESS, testSeed } from './helpers/random.js';
+import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { readTree } from './helpers/workspace-tree.js';
 
 const STEPS = STRESS ? 600 : 120;

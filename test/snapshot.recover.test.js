@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import path from 'node:path';
 import { test } from 'node:test';
 import { codes, Workspace } from '../lib/snapshot/index.js';
-import { stagingPaths } from '../lib/snapshot/layout.js';
+import { stagingPaths } from '../lib/snapshot/repository-layout.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { readTree, writeTree } from './helpers/workspace-tree.js';
 

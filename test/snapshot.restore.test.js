@@ -1,3 +1,7 @@
+// restore() brings back the exact tree (contents, modes, times, links, empty
+// directories) and the workspace still works after the swap; it refuses to
+// discard unsnapshotted changes unless forced; fork() makes a second
+// worktree sharing the repository.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,7 @@
+// verify(): an intact store is ok; a flipped byte, a truncated or a missing
+// stored file is found by path (and never restored); 'all' lists unused
+// repository files; the worktree check finds changed, missing and extra
+// files; a tampered manifest is corrupt.
 import assert from 'node:assert/strict';
 import { appendFileSync, openSync, readFileSync, readSync, closeSync, rmSync, truncateSync, unlinkSync, writeFileSync, writeSync, chmodSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,7 @@
+// Workspace basics: init and open, what a snapshot records (tree, lineage,
+// engine, checksums), engine choice, unchanged files not read again, special
+// files skipped, history, references, a corrupt descriptor, argument errors,
+// the lock, and sharing of unchanged manifests.
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,8 @@
 // The file layers the CacheFS benchmark compares, behind one interface
 // ({ readFile(path), writeFile(path, data) }, paths relative to the root):
-// plain node:fs (async and sync), the seed's copy-on-read cache (a Map of
-// file contents handing out copies), and CacheFS in each write mode.
+// plain node:fs (async and sync), a copy-on-read cache (a Map of file
+// contents handing out copies, the usual in-process file cache), and
+// CacheFS in each write mode.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -27,8 +28,9 @@ export function createLayer(name, root, { maxFiles } = {}) {
     return { readFile: async (p) => readFileSync(at(p)), writeFile: async (p, d) => writeFileSync(at(p), d), hitRatio: () => null };
   }
   if (name === 'Map copy-on-read') {
-    // The seed's "corfs": contents cached on first read, a copy handed out
-    // on every read, evicted oldest-first beyond maxFiles.
+    // Contents cached on first read, a copy handed out on every read (so a
+    // caller cannot change the cached bytes), evicted oldest-first beyond
+    // maxFiles.
     const map = new Map();
     let hits = 0;
     let reads = 0;

@@ -1,6 +1,8 @@
-// The scenarios of the CacheFS benchmark: the seed's six (with a real miss),
-// plus SmallFiles. Each has files to create and an operation list that one
+// The scenarios of the CacheFS benchmark: hits, real misses, writes,
+// sequential and random reads, eviction and small files. Each has files to create and an operation list that one
 // measured call runs through (so timer overhead does not count).
+
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 export function makeData(size, seed) {
   const data = Buffer.allocUnsafe(size);
@@ -13,13 +15,8 @@ function files(count, size, prefix = 'f') {
 }
 
 function randomOrder(count, length, seed) {
-  const out = [];
-  let x = seed;
-  for (let i = 0; i < length; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    out.push(x % count);
-  }
-  return out;
+  const random = seededRandom(seed);
+  return Array.from({ length }, () => random.int(count));
 }
 
 /** name -> { files, ops: [{ op: 'read' | 'write', index }], maxFiles?, note } */
@@ -36,7 +33,7 @@ export const SCENARIOS = Object.freeze({
   RandomAccess: {
     files: files(100, 2048),
     ops: [...randomOrder(100, 100, 7), ...Array.from({ length: 100 }, (_, i) => (i * 17) % 100)].map((index) => ({ op: 'read', index })),
-    note: '100 files of 2 KB, at random and with the seed\'s stride of 17',
+    note: '100 files of 2 KB, at random and with a stride of 17',
   },
   EvictionLRU: {
     files: files(200, 1024),

@@ -2,7 +2,8 @@
 // Uint32Array of key ids, generated from a seed, so every policy and peer
 // sees exactly the same requests.
 
-import { scatter, seededRandom, zipfSampler } from '../lib/random.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
+import { scatter, zipfSampler } from '../lib/zipf.js';
 
 export function zipfTrace({ keys, requests, alpha, seed }) {
   const random = seededRandom(seed);

@@ -4,7 +4,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SharedCache } from '../../lib/index.js';
 import { makePayload, shuffledOrder } from './keys.js';
-import { seededRandom, zipfSampler } from './random.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
+import { zipfSampler } from './zipf.js';
 
 /**
  * Which key each popularity rank is: a fixed permutation, the same in every

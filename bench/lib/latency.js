@@ -2,6 +2,7 @@
 // (HDR, three significant digits), as lib/cache/latency.js keeps them.
 
 import { createHistogram } from 'node:perf_hooks';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 /** { samples, avgUs, p50Us, p99Us, maxUs } of per-operation times in ms (or null for none). */
 export function summarizeLatency(samplesMs) {
@@ -20,13 +21,8 @@ export function summarizeLatency(samplesMs) {
 
 /** `count` seeded random indexes below `n`. */
 export function randomIndexes(count, n, seed) {
+  const random = seededRandom(seed);
   const out = new Uint32Array(count);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < count; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = (x >>> 0) % n;
-  }
+  for (let i = 0; i < count; i++) out[i] = random.int(n);
   return out;
 }

@@ -2,21 +2,14 @@
 // values once the cache is full and evicting (steady state).
 
 import { SharedCache } from '../../lib/index.js';
-
-function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state ^ (state >>> 15), 2246822519) + 0x6d2b79f5) >>> 0;
-    return state / 4294967296;
-  };
-}
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 /**
  * Fills a cache of `memoryBytes` with `factor` times its size of values whose
  * lengths are drawn uniformly from [minBytes, maxBytes].
  */
 export function memoryEfficiency({ memoryBytes, minBytes, maxBytes, factor = 3, seed = 7 }) {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const cache = new SharedCache({ memoryBytes });
   const source = Buffer.alloc(maxBytes, 0xab);
   let written = 0;

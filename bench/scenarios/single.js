@@ -1,5 +1,5 @@
 // One single-thread scenario in a process of its own (so its memory deltas
-// are its own), in the seed benchmark's shape: warm-up (fill every key and
+// are its own), in the shape of npm run bench: warm-up (fill every key and
 // read it once), a timed set loop, a timed get loop; then a latency pass that times
 // operations one by one (kept apart so that timer calls do not slow the
 // throughput loops). Prints one JSON line.

@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SharedCache } from '../../lib/index.js';
 import { CacheFS } from '../../lib/fs/index.js';
 import { createLayer } from '../cachefs/peers.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 const { layer, root, handle, count, durationMs, seed, barrier, parties } = workerData;
 const files = layer.startsWith('CacheFS (shared')
@@ -14,13 +15,12 @@ const files = layer.startsWith('CacheFS (shared')
 const gate = new Int32Array(barrier);
 Atomics.add(gate, 0, 1);
 while (Atomics.load(gate, 0) < parties) Atomics.wait(gate, 1, 0, 1);
-let x = seed;
+const random = seededRandom(seed);
 let reads = 0;
 const started = performance.now();
 while (performance.now() - started < durationMs) {
   for (let i = 0; i < 64; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    await files.readFile(`f${x % count}.bin`);
+    await files.readFile(`f${random.int(count)}.bin`);
     reads++;
   }
 }

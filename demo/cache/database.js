@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
-import { seededRandom } from '../../bench/lib/random.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 export const RECORDS = 100_000;
 export const RANGE = 600;

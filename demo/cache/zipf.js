@@ -1,6 +1,7 @@
-// The demo's request stream: seeded Zipf-popular keys (see bench/lib/random.js).
+// The demo's request stream: seeded Zipf-popular keys (see bench/lib/zipf.js).
 
-import { scatter, seededRandom, zipfSampler } from '../../bench/lib/random.js';
+import { scatter, zipfSampler } from '../../bench/lib/zipf.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 /** A function returning key ids in [0, n) with Zipf(alpha) popularity, from `seed`. */
 export function zipfKeys(n, alpha, seed) {

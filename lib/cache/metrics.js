@@ -1,5 +1,5 @@
 // Prometheus metrics through prom-client, for SharedCache (and CacheFS,
-// which brings its own table: see lib/fs/metrics.js).
+// which brings its own table: see lib/fs/fs-metrics.js).
 //
 // Values are read from the shared counters when the registry is scraped, so
 // metrics cost nothing per operation. Every cache registered in a registry

@@ -1,5 +1,5 @@
 // Paths relative to a root: what every CacheFS backing is (a directory on
-// disk, lib/fs/disk.js, or an InodeFS, lib/meta/backing.js).
+// disk, lib/fs/disk.js, or an InodeFS, lib/meta/inode-backing.js).
 //
 // Every path a CacheFS call takes is relative to its root (a leading "/" is
 // the root itself). ".." is resolved lexically, before anything is looked
@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { checkPathString } from './arguments.js';
+import { checkPathString } from './fs-arguments.js';
 
 export function outside(given, root) {
   return new ArenaCacheError(codes.ERR_PATH_OUTSIDE_ROOT, `path ${describe(given)} is outside the root ${root}`);

@@ -25,22 +25,22 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { minimatch } from 'minimatch';
-import { registerFsMetrics } from './metrics.js';
-import { CacheFileHandle } from './file-handle.js';
+import { registerFsMetrics } from './fs-metrics.js';
+import { CacheFileHandle } from './cache-file-handle.js';
 import { listFiles, readPathList, warmDirOptions, warmFromStatsOptions, warmOptions, WarmJob } from './warming.js';
 import { runAsync, runSync } from './io.js';
 import { CREATE, parseFlags } from '../fs-compat/open-flags.js';
-import { resolveOptions } from './options.js';
+import { resolveOptions } from './fs-options.js';
 import { backingFor } from './backing.js';
-import { decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stats.js';
+import { decodeRecord, dirtyVersion, encodeRecord, isDirectoryRecord, isFileRecord, sameVersion, statRecord } from './stat-record.js';
 import { CachedStats } from '../fs-compat/stats.js';
 import { WriteBack } from './write-back.js';
 import { Flusher } from './flusher.js';
 import { cancelAtExit, runAtExit } from './exit-work.js';
 import { AccessStats, requireAccessStats } from './access-stats.js';
 import { dataKey, dataKeyPrefix, listingKey, newNonce, RootKeys } from './cache-keys.js';
-import { checkMode, decode, mkdirOptions, readEncoding, rmOptions, toBytes, writeOptions } from '../fs-compat/arguments.js';
-import { NearCache } from './near-cache.js';
+import { checkMode, decode, mkdirOptions, readEncoding, rmOptions, toBytes, writeOptions } from '../fs-compat/fs-arguments.js';
+import { NearFileCache } from './near-file-cache.js';
 import { fullyWaiting } from '../cache/fully-waiting.js';
 import { isRacy } from './racy.js';
 
@@ -80,7 +80,7 @@ export class CacheFS extends EventEmitter {
   #access = null;
   /** Saves them at process exit, unless close() does. */
   #saveAccessAtExit = null;
-  /** @type {NearCache | null} */
+  /** @type {NearFileCache | null} */
   #near = null;
   #closed = false;
   #counters = {
@@ -106,7 +106,7 @@ export class CacheFS extends EventEmitter {
   };
 
   /**
-   * @param {import('./options.js').DEFAULTS} options
+   * @param {import('./fs-options.js').DEFAULTS} options
    */
   constructor(options) {
     super();
@@ -125,7 +125,7 @@ export class CacheFS extends EventEmitter {
     this.#blockBytes = resolved.blockBytes;
     this.#maxFileBytes = resolved.maxFileBytes;
     this.#keys = new RootKeys(this.#store, this.#root.id);
-    if (resolved.nearCacheBytes > 0) this.#near = new NearCache(this.#cache, resolved.nearCacheBytes);
+    if (resolved.nearCacheBytes > 0) this.#near = new NearFileCache(this.#cache, resolved.nearCacheBytes);
     if (resolved.blocks !== undefined) this.#writeBack = new WriteBack(resolved.blocks, this.#keys.rootId, this.#counters, this.#root.sync.rewrite);
     if (resolved.accessStatsPath !== undefined) {
       const access = new AccessStats(resolved.accessStatsPath, this.#root.id, resolved.accessStatsLimit);

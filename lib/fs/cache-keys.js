@@ -1,7 +1,7 @@
 // The keys under which CacheFS keeps files in a SharedCache (one cache can
 // serve several roots):
 //
-//   metadata    fs\0m\0<root id>\0<generation>\0<path> -> stat record (see stats.js)
+//   metadata    fs\0m\0<root id>\0<generation>\0<path> -> stat record (see stat-record.js)
 //   data        fs\0d\0<nonce>\0<block>                  -> bytes
 //   listings    fs\0l\0<nonce>                           -> names
 //   generation  fs\0g\0<root id>                         -> the root's generation token

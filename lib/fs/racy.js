@@ -1,5 +1,5 @@
 // The racily clean rule (git's name for it): CacheFS tells file versions
-// apart by their stats (inode, size, mtime, ctime; stats.js sameVersion()),
+// apart by their stats (inode, size, mtime, ctime; stat-record.js sameVersion()),
 // but a file system stamps times from a clock coarser than the writes they
 // describe, so a file rewritten at the same size within one tick of that
 // clock keeps the same stats. A version whose stamps are that recent when it

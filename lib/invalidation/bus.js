@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { InvalidationBatch, keyHasPrefix } from './batch.js';
 import { dropCounter, OUTBOX_CLEAR, OUTBOX_SET } from '../cache/outbox.js';
-import { resolveBusOptions } from './options.js';
+import { resolveBusOptions } from './bus-options.js';
 import { SenderTable } from './senders.js';
 import { ANY_BUS, HEADER_BYTES, MAC_BYTES, encodeControl, encodeDatagrams, entryCount, openDatagram } from './wire.js';
 import { UdpTransport } from './udp.js';
@@ -61,7 +61,7 @@ export class InvalidationBus extends EventEmitter {
    * Publishes the writes of every thread of this process on `cache`, and
    * applies what peers publish. Call start() next.
    * @param {import('../cache/shared-cache.js').SharedCache} cache
-   * @param {import('./options.js').BUS_DEFAULTS} options
+   * @param {import('./bus-options.js').BUS_DEFAULTS} options
    */
   constructor(cache, options) {
     super();

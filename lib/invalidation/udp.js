@@ -4,7 +4,7 @@
 
 import dgram from 'node:dgram';
 import { ArenaCacheError, codes } from '../errors.js';
-import { resolvePeers } from './options.js';
+import { resolvePeers } from './bus-options.js';
 
 const RECEIVE_BUFFER_BYTES = 4 * 2 ** 20;
 

@@ -1,6 +1,6 @@
-// The invalidation message: binary, authenticated, replay-proof. (The seed
-// sent plaintext keys split on commas: a key with a comma broke it, and
-// anyone on the network could flush the cache.)
+// The invalidation message: binary (a key may hold any byte, commas
+// included), authenticated (no one else on the network can flush the
+// cache) and replay-proof.
 //
 //   offset  bytes
 //   0       4   magic "ACIV"

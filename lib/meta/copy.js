@@ -5,7 +5,7 @@
 import * as fsp from 'node:fs/promises';
 import nodePath from 'node:path';
 import { describe } from '../errors.js';
-import { fsError } from '../fs-compat/errors.js';
+import { fsError } from '../fs-compat/fs-errors.js';
 import { dataRanges } from './chunk-list.js';
 
 const TARGET_METHODS = ['mkdir', 'writeFile', 'symlink', 'readdir'];

@@ -46,7 +46,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'lmdb';
 import { ArenaCacheError, codes } from '../errors.js';
-import { storeError } from './errors.js';
+import { storeError } from './store-errors.js';
 import { newInode, ROOT_INO } from './inode.js';
 import { ReadView } from './read-view.js';
 import { checkSameFiles, prepareStoreFiles, warnReadable } from './store-files.js';

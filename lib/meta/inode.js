@@ -2,7 +2,7 @@
 // stores it: see inode-store.js) and the keys that name inodes and
 // directory entries in an inode cache and in a write's changes.
 
-import { fsError } from '../fs-compat/errors.js';
+import { fsError } from '../fs-compat/fs-errors.js';
 import { S_IFDIR, S_IFLNK, S_IFREG } from '../fs-compat/stats.js';
 
 export const ROOT_INO = 1;

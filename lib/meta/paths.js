@@ -1,7 +1,7 @@
 // InodeFS paths: absolute POSIX paths ("/a/b"), split into names.
 
 import { describe } from '../errors.js';
-import { checkPathString } from '../fs-compat/arguments.js';
+import { checkPathString } from '../fs-compat/fs-arguments.js';
 
 /**
  * The names of `path` ([] for "/"); "." and ".." are resolved lexically.

@@ -1,7 +1,7 @@
 // Reads of one state of an InodeFS store: its inodes, directory entries
 // and file content.
 
-import { fileTooLarge, MAX_READ_BYTES } from '../fs-compat/errors.js';
+import { fileTooLarge, MAX_READ_BYTES } from '../fs-compat/fs-errors.js';
 import { storedIn } from './chunk-list.js';
 
 /** Reads of one state of the store: the latest, or a read transaction's. */

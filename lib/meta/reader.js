@@ -3,13 +3,13 @@
 // supplies view(): { inode(ino), dirent(parent, name), entries(parent), content(inode) }.
 
 import { describe } from '../errors.js';
-import { decode, readEncoding } from '../fs-compat/arguments.js';
-import { fsError } from '../fs-compat/errors.js';
+import { decode, readEncoding } from '../fs-compat/fs-arguments.js';
+import { fsError } from '../fs-compat/fs-errors.js';
 import { parseFlags } from '../fs-compat/open-flags.js';
 import { CachedStats } from '../fs-compat/stats.js';
 import { checkTarget, copyTree, diskTarget } from './copy.js';
-import { InodeFileHandle } from './file-handle.js';
-import { missingContent } from './errors.js';
+import { InodeFileHandle } from './inode-file-handle.js';
+import { missingContent } from './store-errors.js';
 import { pathEnding, resolve } from './resolve.js';
 
 /** The reads every view of a filesystem state shares: stat, readFile, readdir, readlink, walk. */

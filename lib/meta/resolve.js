@@ -2,7 +2,7 @@
 // state, a write transaction, a snapshot): names to inodes, following
 // symbolic links as POSIX does, with Linux's limits on names and paths.
 
-import { fsError } from '../fs-compat/errors.js';
+import { fsError } from '../fs-compat/fs-errors.js';
 import { ROOT_INO } from './inode.js';
 import { splitPath } from './paths.js';
 

@@ -9,7 +9,7 @@
 //   deleteSnapshot(). A handle to one holds nothing but memory.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { fsError } from '../fs-compat/errors.js';
+import { fsError } from '../fs-compat/fs-errors.js';
 import { EpochView } from './history.js';
 import { FsReader } from './reader.js';
 

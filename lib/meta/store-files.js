@@ -17,7 +17,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../errors.js';
 import { FOREIGN_READ_BITS, FOREIGN_WRITE_BITS } from '../file-mode.js';
-import { storeError } from './errors.js';
+import { storeError } from './store-errors.js';
 
 const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 

@@ -8,7 +8,7 @@ import { checkFunction, checkInteger, checkPath, withDefaults } from '../validat
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireNative } from '../native/addon.js';
 import { JOB_CLONE } from '../native/file-jobs.js';
-import { isWithin } from './layout.js';
+import { isWithin } from './repository-layout.js';
 import { buildTree, checkEngine, checkNames, chooseEngine, EngineTally, ENGINE_NAMES, failureOf, ioError, scanTree } from './engine.js';
 
 const cloneDefaults = Object.freeze({ engine: 'auto', threads: 4, onProgress: null });

@@ -5,7 +5,7 @@
 import { chmodSync, lutimesSync, mkdirSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { errnoName, systemError } from '../fs-compat/errors.js';
+import { errnoName, systemError } from '../fs-compat/fs-errors.js';
 import { requireNative } from '../native/addon.js';
 import { probeReflink } from '../native/dir-exchange.js';
 import { runFileJobs } from '../native/file-jobs.js';

@@ -5,7 +5,7 @@
 // that no kept snapshot uses.
 import { existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { stagingPaths, writeJson } from './layout.js';
+import { stagingPaths, writeJson } from './repository-layout.js';
 import { locate } from './manifest.js';
 
 /** The creation time (ms) written into an id: 20261122T101530123Z-... */

@@ -15,7 +15,7 @@
 // matches is not read again by the next snapshot.
 import { createHash } from 'node:crypto';
 import { ArenaCacheError, codes } from '../errors.js';
-import { META_NAME } from './layout.js';
+import { META_NAME } from './repository-layout.js';
 import { isSnapshotId } from './names.js';
 
 /**

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { codes } from '../errors.js';
-import { META_NAME, stagingPaths } from './layout.js';
+import { META_NAME, stagingPaths } from './repository-layout.js';
 import { WorkspaceLock } from './lock.js';
 import { leftovers } from './take.js';
 

@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../errors.js';
-import { DIRECTORIES, FORMAT, Layout, readJson, writeJson } from './layout.js';
+import { DIRECTORIES, FORMAT, Layout, readJson, writeJson } from './repository-layout.js';
 import { checkManifest, payloadChecksum } from './manifest.js';
 import { isShortId, isSnapshotId, shortId } from './names.js';
 

@@ -15,7 +15,7 @@ import { exchangePaths } from '../native/dir-exchange.js';
 import { FLAG_MISMATCH, JOB_CLONE, JOB_EXTRACT } from '../native/file-jobs.js';
 import { syncFilesystem } from '../native/fs-sync.js';
 import { buildTree, chooseEngine, failureOf, ioError } from './engine.js';
-import { isWithin, META_NAME, stagingPaths, syncDirectory, writeJson } from './layout.js';
+import { isWithin, META_NAME, stagingPaths, syncDirectory, writeJson } from './repository-layout.js';
 import { locate } from './manifest.js';
 
 export const POINTER_FORMAT = 'arenacache-worktree/1';

@@ -11,7 +11,7 @@ import { renameNoReplace } from '../native/dir-exchange.js';
 import { FLAG_UNSTABLE, JOB_CLONE, JOB_HASH, JOB_PACK } from '../native/file-jobs.js';
 import { syncFilesystem } from '../native/fs-sync.js';
 import { checkNames, chooseEngine, EngineTally, failureOf, hashOf, ioError, JobList, scanTree } from './engine.js';
-import { META_NAME, syncDirectory, writeJson } from './layout.js';
+import { META_NAME, syncDirectory, writeJson } from './repository-layout.js';
 import { MANIFEST_FORMAT, payloadChecksum, statKey } from './manifest.js';
 import { newSnapshotId } from './names.js';
 import { DESCRIPTOR_FORMAT, descriptorChecksum } from './repository.js';

@@ -1,12 +1,12 @@
 // Workspace: snapshots of a directory tree, kept in a repository next to it
-// (see layout.js), with restore, fork, verify, history, pins and gc.
+// (see repository-layout.js), with restore, fork, verify, history, pins and gc.
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { checkBoolean, checkFunction, checkInteger, checkPath, withDefaults } from '../validate.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { requireNative } from '../native/addon.js';
 import { planGc, runGc } from './gc.js';
-import { isWithin, Layout, META_NAME, writeJson } from './layout.js';
+import { isWithin, Layout, META_NAME, writeJson } from './repository-layout.js';
 import { withLock, WorkspaceLock } from './lock.js';
 import { checkName, checkReference, isName, shortId } from './names.js';
 import { recoverIntents, recoverWorktreePath } from './recover.js';
@@ -15,7 +15,7 @@ import { checkEngine } from './engine.js';
 import { forkTree, POINTER_FORMAT, restoreTree } from './restore.js';
 import { historyTable } from './history-table.js';
 import { takeSnapshot } from './take.js';
-import { diffWorktree, verifyStore } from './verify.js';
+import { diffWorktree, verifyStore } from './verify-snapshot.js';
 
 /** Defaults of the options every operation takes. */
 export const defaults = Object.freeze({

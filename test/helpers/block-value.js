@@ -1,5 +1,7 @@
 // Whole blocks that check themselves: u32 file, u32 index, u32 writer, u32
 // sequence, pseudo-random bytes, u32 FNV-1a of everything before it.
+import { fillRandom } from './seeded-random.js';
+
 function fnv(bytes, from, to) {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
@@ -12,11 +14,7 @@ export function makeBlock(size, file, index, writer, sequence) {
   block.writeUInt32LE(index, 4);
   block.writeUInt32LE(writer, 8);
   block.writeUInt32LE(sequence, 12);
-  let x = (writer * 2654435761 + sequence * 97 + index) >>> 0;
-  for (let i = 16; i < size - 4; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    block[i] = x >>> 24;
-  }
+  fillRandom(block, (writer * 2654435761 + sequence * 97 + index) >>> 0, 16, size - 4);
   block.writeUInt32LE(fnv(block, 0, size - 4), size - 4);
   return block;
 }

@@ -8,6 +8,8 @@
 //   payload bytes (pseudo-random, derived from writer and sequence)
 //   u32 FNV-1a of everything before it
 
+import { fillRandom } from './seeded-random.js';
+
 function fnv(bytes, from, to) {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
@@ -27,11 +29,7 @@ export function makeValue(key, writer, sequence, length) {
   value.writeUInt32LE(keyHash(key), 4);
   value.writeUInt32LE(writer, 8);
   value.writeUInt32LE(sequence, 12);
-  let x = (writer * 2654435761 + sequence) >>> 0;
-  for (let i = 16; i < size - 4; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    value[i] = x >>> 24;
-  }
+  fillRandom(value, (writer * 2654435761 + sequence) >>> 0, 16, size - 4);
   value.writeUInt32LE(fnv(value, 0, size - 4), size - 4);
   return value;
 }

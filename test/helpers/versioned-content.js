@@ -3,24 +3,22 @@
 // with the file's index and the version, and the rest is a pseudo-random
 // fill of both, so that any two versions differ on every page.
 
+import { seededRandom } from './seeded-random.js';
+
 const PAGE = 4096;
 
 /** The bytes of version `version` of file `file`, `size` bytes (a multiple of 4). */
 export function versionContent(file, version, size) {
   const bytes = Buffer.allocUnsafe(size);
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, size / 4);
-  let state = (Math.imul(file + 1, 0x9e3779b1) ^ Math.imul(version + 1, 0x85ebca77)) >>> 0 || 1;
+  const random = seededRandom((Math.imul(file + 1, 0x9e3779b1) ^ Math.imul(version + 1, 0x85ebca77)) >>> 0);
   for (let i = 0; i < words.length; i++) {
     if ((i * 4) % PAGE === 0) {
       words[i] = file;
       words[++i] = version;
       continue;
     }
-    // xorshift32
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    words[i] = state >>> 0;
+    words[i] = random.word();
   }
   return bytes;
 }

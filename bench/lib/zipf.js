@@ -1,17 +1,6 @@
-// Seeded randomness for the benchmarks and the demo: every run and every
-// peer sees the same sequence.
-
-/** mulberry32: a small, good 32-bit PRNG; returns floats in [0, 1). */
-export function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Zipf popularity for the benchmarks and the demo: which rank a draw of a
+// seeded generator (test/helpers/seeded-random.js) is, and where each rank
+// sits in the key space.
 
 /** Samples ranks 0..n-1 with probability proportional to 1 / (rank + 1)^alpha. */
 export function zipfSampler(n, alpha, random) {

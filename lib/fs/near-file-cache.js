@@ -16,7 +16,7 @@ import { kBothStampsAreCurrent, kReadStamp } from '../internal-symbols.js';
 /** Files above this share of the budget are never kept (one file must not flush all the others). */
 const MAX_FILE_SHARE = 16;
 
-export class NearCache {
+export class NearFileCache {
   #entries = new Map();
   #bytes = 0;
   #maxBytes;

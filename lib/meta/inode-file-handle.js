@@ -9,10 +9,10 @@
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkInteger } from '../validate.js';
-import { checkRange } from '../fs-compat/arguments.js';
-import { fsError } from '../fs-compat/errors.js';
+import { checkRange } from '../fs-compat/fs-arguments.js';
+import { fsError } from '../fs-compat/fs-errors.js';
 import { CachedStats } from '../fs-compat/stats.js';
-import { missingContent } from './errors.js';
+import { missingContent } from './store-errors.js';
 import { checkFileSize, touch } from './inode.js';
 
 // A handle dropped without close() would hold its file forever (a removed

@@ -18,8 +18,8 @@
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { checkInteger } from '../validate.js';
-import { checkRange } from '../fs-compat/arguments.js';
-import { statRecord } from './stats.js';
+import { checkRange } from '../fs-compat/fs-arguments.js';
+import { statRecord } from './stat-record.js';
 
 export class CacheFileHandle {
   #handle;

@@ -68,7 +68,7 @@ export function decodeRecord(bytes) {
   };
 }
 if (FIELDS.join() !== 'dev,ino,mode,nlink,uid,gid,rdev,size,blksize,blocks,atimeMs,mtimeMs,ctimeMs,birthtimeMs') {
-  throw new Error('stats.js: decodeRecord no longer follows FIELDS');
+  throw new Error('stat-record.js: decodeRecord no longer follows FIELDS');
 }
 
 /**

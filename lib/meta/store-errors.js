@@ -1,5 +1,5 @@
 // Errors of an InodeFS store: one that cannot be opened, or has lost content.
-// (Errors of calls, shaped as node:fs shapes them, are lib/fs-compat/errors.js's.)
+// (Errors of calls, shaped as node:fs shapes them, are lib/fs-compat/fs-errors.js's.)
 
 import { ArenaCacheError, codes } from '../errors.js';
 

@@ -4,7 +4,7 @@
 // which paths differ (and why), are missing, or are extra.
 import { FLAG_SHORT, JOB_HASH } from '../native/file-jobs.js';
 import { failureOf, hashOf, JobList, scanTree } from './engine.js';
-import { META_NAME } from './layout.js';
+import { META_NAME } from './repository-layout.js';
 import { locate, statKey } from './manifest.js';
 
 /** Compares the hashed bytes of job `i` with file entry `entry`: null when they match, else why not. */
