@@ -5,8 +5,12 @@
 // SharedCache's, for CacheFS's near cache and InodeFS's path memo (see
 // lib/arena/entries/record-stamp.js for what a stamp proves).
 
-/** [kReadStamp](): the RecordStamp of the value the last get() returned (call only after a hit). */
-export const kReadStamp = Symbol('readStamp');
+/**
+ * [kGetFound](key, found): get(key), and on a hit fills `found` (a
+ * FoundEntry, lib/cache/found-entry.js, that the caller owns) with what
+ * answered it: found.toRecordStamp() is the stamp of the value returned.
+ */
+export const kGetFound = Symbol('getFound');
 /** [kStampIsCurrent](stamp): whether the value read with `stamp` is still the entry's. */
 export const kStampIsCurrent = Symbol('stampIsCurrent');
 /** [kBothStampsAreCurrent](a, b): whether the values read with stamps `a` and `b` are both still their entries'. */

@@ -18,6 +18,7 @@ import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_
 import { M_MOVE_FROM } from '../lib/arena/common/shard-meta.js';
 import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
+import { FoundEntry } from '../lib/arena/entries/record-stamp.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
@@ -157,8 +158,9 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
       },
       delete(key) {
         keys.encode(key);
-        const slot = shard.findSlot(keys.bytes, keys.length, keyWord(keys.length, keys.kind), keys.hash);
-        if (slot >= 0) shard.removeEntry(slot, shard.foundOffset);
+        const found = new FoundEntry();
+        const slot = shard.findSlot(keys.bytes, keys.length, keyWord(keys.length, keys.kind), keys.hash, found);
+        if (slot >= 0) shard.removeEntry(slot, found.offset);
       },
       clear() {
         shard.reset();

@@ -11,6 +11,7 @@ import { BlockArena } from '../lib/arena/blocks/blocks.js';
 import { S_FRESH, S_HAND, SLOT_WORDS } from '../lib/arena/blocks/block-layout.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { MAX_WRITE_STAMP } from '../lib/arena/entries/shard.js';
+import { FoundEntry } from '../lib/arena/entries/record-stamp.js';
 import { CHECKSUM_BYTES, EXPIRY_F64, recordSize, STALE_F64, STAMP_F64, VALUE_RAW } from '../lib/arena/entries/record.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES } from '../lib/arena/common/shard-meta.js';
 import { nativeAvailable } from '../lib/native/addon.js';
@@ -273,9 +274,10 @@ test('a writer whose record header is overwritten mid-write seals only its own r
   for (let i = 0; i < 100; i++) cache.set(`k${i}`, `value ${i}`);
   const arena = Arena.attach(cache.handle.buffer);
   const shard = arena.shards[0];
-  const bystander = shard.findSlot(Buffer.from('k50'), 3, (3 << 16) | 1, keyAndEntry(arena, 'k50', 1).keys.hash);
+  const found = new FoundEntry();
+  const bystander = shard.findSlot(Buffer.from('k50'), 3, (3 << 16) | 1, keyAndEntry(arena, 'k50', 1).keys.hash, found);
   assert.ok(bystander >= 0);
-  const bystanderOffset = shard.foundOffset;
+  const bystanderOffset = found.offset;
   overwriteHeaderMidWrite(shard, (offset) => {
     // The size word now reaches into the bystander's record (the checksum word goes in a record's last 4 bytes).
     shard.u32[(offset >>> 2) + 3] = bystanderOffset + 40 - offset;
@@ -354,8 +356,9 @@ test('a live record whose expiry or stale time is not a time (NaN never expires)
     const { cache, arena, shard } = oneShard({ staleWhileRevalidate: 60_000 });
     cache.set('plain', 'kept');
     cache.set('timed', 'value', { ttl: 60_000 });
-    const slot = shard.findSlot(Buffer.from('timed'), 5, (5 << 16) | 1, keyAndEntry(arena, 'timed', 1).keys.hash);
-    damage(shard.f64, shard.foundOffset >>> 3);
+    const found = new FoundEntry();
+    const slot = shard.findSlot(Buffer.from('timed'), 5, (5 << 16) | 1, keyAndEntry(arena, 'timed', 1).keys.hash, found);
+    damage(shard.f64, found.offset >>> 3);
     assert.ok(slot >= 0);
     const { problems } = cache.verify();
     assert.ok(problems.some((problem) => /^shard 0: live record at \d+ has (expiry|stale) time /.test(problem)), `${what}: ${problems.join('; ')}`);

@@ -18,7 +18,8 @@ import { Worker } from 'node:worker_threads';
 import { addExtension } from 'msgpackr';
 import { SharedCache } from '../lib/index.js';
 import { VALUE_CODEC } from '../lib/arena/entries/record.js';
-import { kInvalidation, kReadStamp, kStampIsCurrent } from '../lib/internal-symbols.js';
+import { kGetFound, kInvalidation, kStampIsCurrent } from '../lib/internal-symbols.js';
+import { FoundEntry } from '../lib/cache/found-entry.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
@@ -352,10 +353,11 @@ test('a msgpackr extension that resolves a ref on decode (default codec): right 
     // The ref first: the rest of the value is decoded after the nested get.
     cache.set('user:1', { org: new Ref('org:1'), name: 'ann', tags: ['a', 'b'] });
     const expected = { org: { key: 'org:1', value: { name: 'acme', city: 'oslo' } }, name: 'ann', tags: ['a', 'b'] };
-    assert.deepEqual(cache.get('user:1'), expected);
+    const found = new FoundEntry();
+    assert.deepEqual(cache[kGetFound]('user:1', found), expected);
 
     // What InodeFS reads after a get: the stamp of the entry that get returned.
-    const stamp = cache[kReadStamp]();
+    const stamp = found.toRecordStamp();
     other.set('user:1', { org: new Ref('org:1'), name: 'bob', tags: [] });
     assert.equal(cache[kStampIsCurrent](stamp), false, 'the stamp read after get(user:1) is user:1\'s');
 

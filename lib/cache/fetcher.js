@@ -36,8 +36,7 @@ const MAX_ROUNDS = 8;
 /**
  * What the fetcher needs of its SharedCache (see SharedCache#fetch).
  * @typedef {{
- *   read(key: unknown, allowStale: boolean): unknown,
- *   readWasStale(): boolean,
+ *   read(key: unknown): unknown,
  *   store(key: unknown, value: unknown, options: object): boolean,
  *   dropIfLapsed(key: unknown): void,
  *   closedSignal: AbortSignal,
@@ -127,25 +126,26 @@ export class Fetcher {
    * @param {object} o resolved fetch options (see SharedCache#fetch): setOptions,
    *   allowStale, forceRefresh, signal, context, allowStaleOnFetchRejection,
    *   noDeleteOnFetchRejection
+   * @param {{ cached: unknown, stale: boolean, startedAt: number }} lookup
+   *   what the call's lookup of the key found (cached undefined: a miss, or
+   *   none made for forceRefresh) and whether that value is stale, and when
+   *   the call began (diagnostics.fetchStarted())
    */
-  async fetch(key, keyId, hash, loader, o) {
+  async fetch(key, keyId, hash, loader, o, lookup) {
+    const { cached, stale: cachedIsStale, startedAt } = lookup;
     this.counters[STAT.fetches]++;
-    const startedAt = fetchStarted();
     let stale;
-    if (!o.forceRefresh) {
-      const cached = this.cache.read(key, true);
-      if (cached !== undefined) {
-        if (!this.cache.readWasStale()) {
-          publishFetch(key, 'hit', startedAt);
-          return cached;
-        }
-        stale = cached;
-        if (o.allowStale) {
-          this.counters[STAT.fetchStale]++;
-          this.refresh(key, keyId, hash, loader, o, stale);
-          publishFetch(key, 'stale', startedAt);
-          return stale;
-        }
+    if (cached !== undefined) {
+      if (!cachedIsStale) {
+        publishFetch(key, 'hit', startedAt);
+        return cached;
+      }
+      stale = cached;
+      if (o.allowStale) {
+        this.counters[STAT.fetchStale]++;
+        this.refresh(key, keyId, hash, loader, o, stale);
+        publishFetch(key, 'stale', startedAt);
+        return stale;
       }
     }
     const flight = this.local.get(keyId) ?? this.track(keyId, (started) => this.load(key, hash, loader, o, stale, started));
@@ -211,7 +211,7 @@ export class Fetcher {
       const { slot, generation } = claim;
       this.counters[STAT.fetchWaits]++;
       const outcome = await this.waitForFlight(slot, generation, overdueMs + 50);
-      const value = this.cache.read(key, false);
+      const value = this.cache.read(key);
       if (value !== undefined) {
         flight.waited = true;
         return value;

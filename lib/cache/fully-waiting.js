@@ -9,7 +9,7 @@
 // undo or retry such a step, they wait for the holder, as every call did
 // before lockWaitMs existed (docs/how-it-works.md, bounded waits).
 
-import { kFillLocked, kWaitFully } from '../internal-symbols.js';
+import { kFillLocked, kGetFound, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
 
 /**
  * The calls of `cache` those layers make, each waiting without bound.
@@ -19,6 +19,10 @@ export function fullyWaiting(cache) {
   return {
     maxKeyBytes: cache.maxKeyBytes,
     get: (key) => cache[kWaitFully](() => cache.get(key)),
+    /** get(), filling `found` (the caller's FoundEntry) with what answered it (see kGetFound). */
+    getFound: (key, found) => cache[kWaitFully](() => cache[kGetFound](key, found)),
+    /** Whether the value read with `stamp` is still the entry's (no lock: nothing to wait for). */
+    stampIsCurrent: (stamp) => cache[kStampIsCurrent](stamp),
     set: (key, value) => cache[kWaitFully](() => cache.set(key, value)),
     delete: (key) => cache[kWaitFully](() => cache.delete(key)),
     /** Every key, listed at once (keys() is a generator: its shards are read as it is consumed). */

@@ -32,11 +32,14 @@
 // Re-entrancy: keep() may run user code (deepFreeze reads properties, and a
 // getter or a proxy runs code then), which may call the cache and so this
 // near cache. keep() therefore takes the record it stamps an entry with as
-// values read before the decode (never the arena's last lookup, which a
-// nested get refills), freezes before it picks the entry, and picks it
-// afresh after: a nested get, delete or clear may have moved or dropped it.
+// values read before the decode (never a lookup record, which a nested get
+// refills), freezes before it picks the entry, and picks it afresh after: a
+// nested get, delete or clear may have moved or dropped it.
+//
+// What answered a get reaches the caller that asks for it in the record it
+// hands get(): the near cache keeps no "last hit" to read afterwards.
 
-import { checkStamp, RecordStamp, STAMP_GONE, STAMP_HOLDS } from '../arena/entries/record-stamp.js';
+import { checkStamp, STAMP_GONE, STAMP_HOLDS, VALUE_KIND_UNKNOWN } from '../arena/entries/record-stamp.js';
 import { WEAK_MEMORY_ORDER } from '../arena/common/shard-lock.js';
 
 /** Nodes a value may have to be kept frozen (bounds the cost of shared or deep structures). */
@@ -107,16 +110,16 @@ export class NearCache {
     this.hot = new Float64Array(HOT_FIELDS * Math.min(capacity, INITIAL_ENTRIES));
     /** The CLOCK hand, an entry index. */
     this.hand = 0;
-    /**
-     * The entry that answered the last get(), -1 if it was not a hit here
-     * (see lastStamp()). A get that decodes sets it again after its decode,
-     * whose user code may have made gets of its own (SharedCache#decodeFound).
-     */
-    this.lastHit = -1;
   }
 
-  /** The value kept for `key` if it still holds, else undefined (then the caller reads the arena). */
-  get(key) {
+  /**
+   * The value kept for `key` if it still holds, else undefined (then the
+   * caller reads the arena). On a hit, `found` (the caller's record, or
+   * null when it wants none) is filled as an arena lookup would fill it:
+   * the entry's stamp, for a caller that keeps one.
+   * @param {import('../arena/entries/record-stamp.js').FoundEntry | null} found
+   */
+  get(key, found) {
     const index = this.indexes.get(key);
     if (index === undefined) return undefined;
     const hot = this.hot;
@@ -130,9 +133,23 @@ export class NearCache {
     }
     const expiresAt = hot[h + HOT_EXPIRES_AT];
     if (expiresAt !== 0 && expiresAt <= this.clock.now()) return undefined;
-    this.lastHit = index;
     if (hot[h + HOT_FLAGS] !== USED) this.#use(h);
-    return this.values[index];
+    const value = this.values[index];
+    if (found !== null) this.#fill(found, h);
+    return value;
+  }
+
+  /** Fills `found` with the record of the entry at `h`. */
+  #fill(found, h) {
+    const hot = this.hot;
+    found.shard = this.shards[hot[h + HOT_SHARD]];
+    found.slot = hot[h + HOT_SLOT];
+    found.offset = hot[h + HOT_OFFSET];
+    found.stamp = hot[h + HOT_STAMP];
+    found.expiresAt = hot[h + HOT_EXPIRES_AT];
+    // Only fresh values are kept, and kept ready: their stored kind is not noted.
+    found.stale = false;
+    found.valueKind = VALUE_KIND_UNKNOWN;
   }
 
   /** Marks the entry at `h` used, for this CLOCK and, while it may count, for the arena's policy. */
@@ -172,23 +189,21 @@ export class NearCache {
   }
 
   /**
-   * This instance just set `key` to `value` (`arena` stored it in
-   * `storedBytes`, and its last write describes the record). A string is
+   * This instance just set `key` to `value`, stored in `storedBytes`, in the
+   * record `written` describes (as the arena's set() filled it). A string is
    * kept in place of the entry's old value, so that the next get of a hot
    * key neither reads the arena nor makes a new string; anything else waits
    * for that get (a caller's object could change after the set, and a
    * frozen copy costs a decode). Only keys the near cache already holds: a
    * set is not a sign that the key will be read.
    */
-  written(key, arena, value, storedBytes) {
+  written(key, value, storedBytes, written) {
     // The value first: a set of anything else costs no Map lookup.
     if (typeof value !== 'string' || storedBytes > NEAR_MAX_VALUE_BYTES) return;
     const index = this.indexes.get(key);
     if (index === undefined) return;
     this.values[index] = value;
-    // Right after the arena's set, with no user code in between: its last write is this one.
-    const last = arena.last;
-    this.#note(index * HOT_FIELDS, last.shard, last.slot, last.offset, last.stamp, last.expiresAt);
+    this.#note(index * HOT_FIELDS, written.shard, written.slot, written.offset, written.stamp, written.expiresAt);
   }
 
   /** Notes in the entry at `h` the record it now holds (see keep()): checked in full at its next hit. */
@@ -220,13 +235,6 @@ export class NearCache {
     return false;
   }
 
-  /** The stamp of the entry that answered the last get() (entries are reused: a copy). */
-  lastStamp() {
-    const hot = this.hot;
-    const h = this.lastHit * HOT_FIELDS;
-    return new RecordStamp(this.shards[hot[h + HOT_SHARD]], hot[h + HOT_SLOT], hot[h + HOT_OFFSET], hot[h + HOT_STAMP], hot[h + HOT_EXPIRES_AT]);
-  }
-
   /** Forgets `key` (this instance deleted it: its entry can only miss now). */
   delete(key) {
     const index = this.indexes.get(key);
@@ -242,7 +250,6 @@ export class NearCache {
     this.values = [];
     this.hot = new Float64Array(HOT_FIELDS * Math.min(this.capacity, INITIAL_ENTRIES));
     this.hand = 0;
-    this.lastHit = -1;
   }
 
   /** An entry index for a new key: a new one until the capacity is reached, then the one CLOCK evicts. */

@@ -31,11 +31,13 @@ import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
 import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
 import { flushMapping, releaseMappedArena } from '../arena/common/file-backing.js';
 import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
-import { kBothStampsAreCurrent, kFillLocked, kInvalidation, kReadStamp, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
+import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
 import { makeHandle } from './handle.js';
 import { attachParts, createParts, kAttach, openParts } from './open.js';
 import { cacheStats } from './stats.js';
 import { InvalidationPort } from './invalidation-port.js';
+import { FoundEntry } from '../arena/entries/record-stamp.js';
+import { fetchStarted } from './diagnostics.js';
 
 
 const ALLOW_STALE = Object.freeze({ allowStale: true });
@@ -61,16 +63,17 @@ const FLIGHT_POLL_MS = Object.freeze({ memory: 100, file: 10 });
 // encode and decode, getters and toJSON on a value (the default codec reads
 // them, and runs msgpackr extensions), fetch() loaders. That code may call
 // any method of this instance, which refills the per-instance scratch: the
-// KeyEncoder (#keyEncoder), the prepared entry (#entry), the arena's last lookup
-// (arena.last), the near cache's lastHit and #lastStale. So no call fills
-// scratch and then runs user code before it is consumed:
+// KeyEncoder (#keyEncoder), the prepared entry (#entry), and the lookup records
+// (#found, #written) the arena fills. So no call fills scratch and then runs
+// user code before it is consumed:
 //   - a value is encoded before its key (set, setMany, kFillLocked), and
 //     setMany encodes every value before it stores any;
 //   - a get takes what its lookup found (stamp, value kind, staleness,
-//     hash) before it decodes, hands it to the near cache as values, and
-//     puts it back after the last user code, for kReadStamp and fetch();
-//   - every other read of arena.last or of #keyEncoder follows its arena call
-//     with no user code in between.
+//     hash) before it decodes, and hands it on as values: to the near
+//     cache, and after the last user code to the record its caller handed
+//     it (kGetFound, fetch());
+//   - every other read of a lookup record or of #keyEncoder follows its arena
+//     call with no user code in between.
 // Each scratch field says so beside it.
 
 export class SharedCache {
@@ -86,12 +89,6 @@ export class SharedCache {
   #defaultStale;
   /** Whether records may carry a stale time (see layout.js OLDEST_LAYOUT_VERSION); else stale windows are dropped. */
   #staleTimes;
-  /**
-   * Whether the value the last read allowing stale values returned was
-   * stale: written by get() after its last user code (the decode and the
-   * near cache's freeze), read by fetch() right after that get returns.
-   */
-  #lastStale = false;
   /** Aborted by close(): the signal of loaders still running. */
   #closing = null;
   #maxRecordBytes;
@@ -178,66 +175,84 @@ export class SharedCache {
     if (this.#sampler !== null && !this.#sampler.passing) return this.#sampler.get(this, key, options);
     if (this.#closed) throw closedError();
     const allowStale = options !== undefined && checkEntryOptions(options, 'get').allowStale === true;
-    if (allowStale) this.#lastStale = false;
-    const near = this.#near;
-    // The near cache keeps fresh values only (their stamps lapse at the stale time).
-    if (near !== null && typeof key === 'string') {
-      const kept = near.get(key);
-      if (kept !== undefined) {
-        this.#arena.counters[STAT.nearHits]++;
-        return kept;
-      }
-    }
-    const keys = this.#keyEncoder;
-    keys.encode(key);
-    const arena = this.#arena;
-    if (near !== null) near.lastHit = -1;
-    const stored = arena.get(keys, allowStale);
-    if (stored === undefined) return stored;
-    const last = arena.last;
-    if (last.valueKind === VALUE_CODEC) return this.#decodeFound(key, keys.hash, stored, allowStale);
-    // A string or bytes: no user code ran since the lookup, so `last` and `keys` are still this get's.
-    if (allowStale && last.stale) {
-      this.#lastStale = true;
-      return stored;
-    }
-    // Buffers are never kept (see NearCache): no call for them.
-    if (near === null || typeof key !== 'string' || typeof stored !== 'string') return stored;
-    return near.keep(key, keys.hash, stored, stored.length, last.shard, last.slot, last.offset, last.stamp, last.expiresAt);
+    const kept = this.#keptValue(key, null);
+    if (kept !== undefined) return kept;
+    this.#keyEncoder.encode(key);
+    return this.#readEncoded(key, allowStale, null);
   }
 
   /**
-   * get() of a value the codec stores, once its lookup found `stored`. The
-   * decode (and the near cache's freezing walk, which reads getters) is
-   * user code that may call this cache and so refill arena.last, the key
-   * scratch, near.lastHit and #lastStale: what the lookup found is taken
-   * first and handed on as values, and put back after the last user code,
-   * where kReadStamp() and fetch() read it.
+   * The lookup record of get(), peek() and #storedValue(): filled by the
+   * arena call and read before any user code (a decode) runs, which may
+   * make lookups of its own (see the top of this file).
    */
-  #decodeFound(key, hash, stored, allowStale) {
-    const last = this.#arena.last;
-    const shard = last.shard;
-    const slot = last.slot;
-    const offset = last.offset;
-    const stamp = last.stamp;
-    const expiresAt = last.expiresAt;
-    const stale = allowStale && last.stale;
+  #found = new FoundEntry();
+
+  /**
+   * The value the near cache keeps for `key`, counted as a near hit, or
+   * undefined (not kept, or no longer current). The near cache keeps fresh
+   * values only: their stamps lapse at the stale time. On a hit, `out` (the
+   * caller's record, or null) is filled with the entry's stamp.
+   */
+  #keptValue(key, out) {
+    const near = this.#near;
+    if (near === null || typeof key !== 'string') return undefined;
+    const kept = near.get(key, out);
+    if (kept !== undefined) this.#arena.counters[STAT.nearHits]++;
+    return kept;
+  }
+
+  /**
+   * get() past the near cache, of the key #keyEncoder holds (encoded with no user
+   * code since). On a hit, `out` (the caller's record, or null when it
+   * wants none) is filled with what the lookup found, after the last user
+   * code: the stamp, staleness and value kind of the value returned.
+   */
+  #readEncoded(key, allowStale, out) {
+    const keys = this.#keyEncoder;
+    const found = this.#found;
+    const stored = this.#arena.get(keys, allowStale, found);
+    if (stored === undefined) return stored;
+    if (found.valueKind === VALUE_CODEC) return this.#decodeFound(key, keys.hash, stored, out);
+    // A string or bytes: no user code ran since the lookup, so `found` and `keys` are still this get's.
+    if (out !== null) out.copyFrom(found);
+    // Stale values are not kept near; Buffers neither (see NearCache): no call for them.
+    const near = this.#near;
+    if ((allowStale && found.stale) || near === null || typeof key !== 'string' || typeof stored !== 'string') return stored;
+    return near.keep(key, keys.hash, stored, stored.length, found.shard, found.slot, found.offset, found.stamp, found.expiresAt);
+  }
+
+  /**
+   * #readEncoded() of a value the codec stores, once its lookup found
+   * `stored`. The decode (and the near cache's freezing walk, which reads
+   * getters) is user code that may call this cache and so refill #found
+   * and the key scratch: what the lookup found is taken first and handed
+   * on as values, to the near cache and, after the last user code, to `out`.
+   */
+  #decodeFound(key, hash, stored, out) {
+    const found = this.#found;
+    const shard = found.shard;
+    const slot = found.slot;
+    const offset = found.offset;
+    const stamp = found.stamp;
+    const expiresAt = found.expiresAt;
+    const stale = found.stale;
     let value = this.#decode(stored);
     const near = this.#near;
     if (near !== null && !stale && typeof key === 'string') value = near.keep(key, hash, value, stored.length, shard, slot, offset, stamp, expiresAt);
-    last.shard = shard;
-    last.slot = slot;
-    last.offset = offset;
-    last.stamp = stamp;
-    last.expiresAt = expiresAt;
-    last.stale = stale;
-    last.valueKind = VALUE_CODEC;
-    if (near !== null) near.lastHit = -1;
-    if (allowStale) this.#lastStale = stale;
+    if (out !== null) {
+      out.shard = shard;
+      out.slot = slot;
+      out.offset = offset;
+      out.stamp = stamp;
+      out.expiresAt = expiresAt;
+      out.stale = stale;
+      out.valueKind = VALUE_CODEC;
+    }
     return value;
   }
 
-  /** get() that also returns a stale value; then #lastStale is true. */
+  /** get() that also returns a stale value. */
   #readAllowingStale(key) {
     return this.get(key, ALLOW_STALE);
   }
@@ -252,11 +267,11 @@ export class SharedCache {
     const allowStale = options !== undefined && checkEntryOptions(options, 'peek').allowStale === true;
     const keys = this.#keyEncoder;
     keys.encode(key);
-    const arena = this.#arena;
-    const stored = arena.peek(keys, allowStale);
+    const found = this.#found;
+    const stored = this.#arena.peek(keys, allowStale, found);
     if (stored === undefined) return stored;
     // The kind is read before the decode (user code): nothing is read after it.
-    return arena.last.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+    return found.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
   }
 
   /**
@@ -281,8 +296,8 @@ export class SharedCache {
     const arena = this.#arena;
     const facts = arena.inspect(keys);
     if (facts === null) return undefined;
-    // The facts are this call's own object; the kind is read before the decode (user code).
-    const value = arena.last.valueKind === VALUE_CODEC ? this.#decode(facts.value) : facts.value;
+    // The facts are this call's own object.
+    const value = facts.valueKind === VALUE_CODEC ? this.#decode(facts.value) : facts.value;
     return entryInfo(facts, value, arena.header.policyName, Date.now());
   }
 
@@ -348,9 +363,18 @@ export class SharedCache {
     return deleted;
   }
 
-  [kReadStamp]() {
-    const near = this.#near;
-    return near !== null && near.lastHit !== -1 ? near.lastStamp() : this.#arena.readStamp();
+  /**
+   * get(key), filling `found` (a FoundEntry its caller owns) on a hit with
+   * what answered it (found.toRecordStamp() is the value's stamp), after
+   * the last user code the get ran: for CacheFS and InodeFS, which keep
+   * stamps of what they read.
+   */
+  [kGetFound](key, found) {
+    if (this.#closed) throw closedError();
+    const kept = this.#keptValue(key, found);
+    if (kept !== undefined) return kept;
+    this.#keyEncoder.encode(key);
+    return this.#readEncoded(key, false, found);
   }
 
   [kBothStampsAreCurrent](a, b) {
@@ -420,14 +444,17 @@ export class SharedCache {
     keys.encode(key);
     const entry = this.#sized(kind, payload, length, keys.length, ttl, stale);
     if (entry === null) return false;
-    const arena = this.#arena;
-    arena.set(keys, entry);
+    const written = this.#written;
+    this.#arena.set(keys, entry, written);
     entry.payload = null;
     const near = this.#near;
-    if (near !== null && typeof key === 'string') near.written(key, arena, value, entry.length);
+    if (near !== null && typeof key === 'string') near.written(key, value, entry.length, written);
     this.#publish(OUTBOX_SET, keys.length);
     return true;
   }
+
+  /** The record set() hands the arena: read right after, by the near cache, with no user code in between. */
+  #written = new FoundEntry();
 
   /**
    * Internal, for InodeFS: stores what `load()` returns under `key` (nothing
@@ -604,11 +631,11 @@ export class SharedCache {
   #storedValue(key) {
     const keys = this.#keyEncoder;
     keys.encode(key);
-    const arena = this.#arena;
-    const value = arena.peek(keys);
+    const found = this.#found;
+    const value = this.#arena.peek(keys, false, found);
     if (value === undefined) return undefined;
     // Taken before portableBytes(), which decodes (msgpackr extensions are user code that may read this cache).
-    const kind = arena.last.valueKind;
+    const kind = found.valueKind;
     // Codec values travel without this arena's structures, which peers do not share.
     const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : kind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
     if (bytes === undefined) return undefined;
@@ -637,7 +664,7 @@ export class SharedCache {
   *keys() {
     if (this.#closed) throw closedError();
     for (let shard = 0; shard < this.#arena.shards.length; shard++) {
-      for (const entry of this.#arena.snapshotShard(shard, false)) yield this.#decodeKey(entry);
+      for (const entry of this.#arena.copyShardEntries(shard, false)) yield this.#decodeKey(entry);
     }
   }
 
@@ -650,7 +677,7 @@ export class SharedCache {
   *entries() {
     if (this.#closed) throw closedError();
     for (let shard = 0; shard < this.#arena.shards.length; shard++) {
-      for (const entry of this.#arena.snapshotShard(shard, true)) {
+      for (const entry of this.#arena.copyShardEntries(shard, true)) {
         const value = entry.valueKind === VALUE_CODEC ? this.#decode(entry.value) : entry.value;
         // undefined: a value the codec no longer reads (see #decode), as get() misses it.
         if (value !== undefined) yield [this.#decodeKey(entry), value];
@@ -696,11 +723,23 @@ export class SharedCache {
     if (this.#closed) throw closedError();
     if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
     const resolved = readFetchOptions(options);
+    const startedAt = fetchStarted();
     const keys = this.#keyEncoder;
     keys.encode(key);
     // The fetcher gets the key's identity and hash as values: its reads, loader and store run user code.
+    const hash = keys.hash;
     const keyId = typeof key === 'string' ? `s${key}` : `b${Buffer.from(keys.bytes.buffer, keys.bytes.byteOffset, keys.length).toString('hex')}`;
-    return this.#fetcherOf().fetch(key, keyId, keys.hash, loader, resolved);
+    // One lookup of the key just encoded gives the value and whether it is
+    // stale; this call's own record, filled after the decode's user code.
+    let cached;
+    let stale = false;
+    if (!resolved.forceRefresh) {
+      const found = new FoundEntry();
+      cached = this.#keptValue(key, found);
+      if (cached === undefined) cached = this.#readEncoded(key, true, found);
+      stale = cached !== undefined && found.stale;
+    }
+    return this.#fetcherOf().fetch(key, keyId, hash, loader, resolved, { cached, stale, startedAt });
   }
 
   #fetcherOf() {
@@ -709,12 +748,10 @@ export class SharedCache {
     const flights = new FlightTable(arena.buffer, arena.header, arena.owner, this.#mapped ? FLIGHT_POLL_MS.file : FLIGHT_POLL_MS.memory, arena.liveness);
     this.#closing = new AbortController();
     const port = {
-      read: (key, allowStale) => {
+      read: (key) => {
         if (this.#closed) throw closedError();
-        if (!allowStale) return this.get(key);
-        return this.#readAllowingStale(key);
+        return this.get(key);
       },
-      readWasStale: () => this.#lastStale,
       // A loaded value whose shard a live thread keeps locked past
       // lockWaitMs is returned to the callers uncached (counted in
       // lockTimeouts and fetchUncached), not thrown: the load succeeded.

@@ -41,6 +41,7 @@ import { AccessStats, requireAccessStats } from './access-stats.js';
 import { dataKey, dataKeyPrefix, listingKey, newNonce, RootKeys } from './cache-keys.js';
 import { checkMode, decode, mkdirOptions, readEncoding, rmOptions, toBytes, writeOptions } from '../fs-compat/fs-arguments.js';
 import { NearFileCache } from './near-file-cache.js';
+import { FoundEntry } from '../cache/found-entry.js';
 import { fullyWaiting } from '../cache/fully-waiting.js';
 import { isRacy } from './racy.js';
 
@@ -82,6 +83,8 @@ export class CacheFS extends EventEmitter {
   #saveAccessAtExit = null;
   /** @type {NearFileCache | null} */
   #near = null;
+  /** The record #sharedHit's get of a file's record fills: read right after it, before any other get. */
+  #found = new FoundEntry();
   #closed = false;
   #counters = {
     reads: 0,
@@ -227,17 +230,24 @@ export class CacheFS extends EventEmitter {
     return bytes;
   }
 
-  /** #readHit from the shared cache (copied near when the near cache is on). */
+  /**
+   * #readHit from the shared cache (copied near when the near cache is on):
+   * the generation (a check of its stamp while it holds, see
+   * RootKeys#current), one get of the record, one of each data block.
+   */
   #sharedHit(key) {
     const near = this.#near;
     const keys = this.#keys;
-    const generation = keys.generation();
-    const generationStamp = near?.stamp();
-    const record = this.#getRecord(keys.recordKey(key, generation));
-    const recordStamp = near?.stamp();
+    const generation = keys.current();
+    const metaKey = keys.recordKey(key, generation.token);
+    if (metaKey === null) return null;
+    const found = this.#found;
+    const record = decodeRecord(this.#store.getFound(metaKey, found));
     if (record === undefined || Date.now() - record.checkedAt >= this.#validateMs || !isFileRecord(record)) return null;
+    // Taken before the data's gets.
+    const recordStamp = near === null ? null : found.toRecordStamp();
     const bytes = this.#cachedContent(record);
-    if (bytes !== null) near?.keep(key, bytes, record.checkedAt + this.#validateMs, generationStamp, recordStamp);
+    if (bytes !== null) near?.keep(key, bytes, record.checkedAt + this.#validateMs, generation.stamp, recordStamp);
     return bytes;
   }
 

@@ -18,6 +18,7 @@
 // serving a path that moved or vanished with its directory.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { FoundEntry } from '../cache/found-entry.js';
 
 /** Characters of a generation token: 9 random bytes in base64. */
 const GENERATION_CHARS = 12;
@@ -48,6 +49,13 @@ export class RootKeys {
   #generationKey;
   /** The longest path (in UTF-8 bytes) whose record key the cache can hold; longer ones are served from the disk, uncached. */
   #maxPathBytes;
+  /**
+   * The generation as last read, { token, stamp } (see current()), or null.
+   * Replaced, never changed: a caller may hold on to one.
+   */
+  #current = null;
+  /** The record the generation's get fills: read right after it (a string value: no decode, no user code). */
+  #found = new FoundEntry();
 
   /**
    * @param {ReturnType<typeof import('../cache/fully-waiting.js').fullyWaiting>} cache the cache's calls (see fully-waiting.js)
@@ -80,15 +88,34 @@ export class RootKeys {
 
   /** The root's current generation token (random, so one evicted and made anew never repeats an old one). */
   generation() {
-    let token = this.#cache.get(this.#generationKey);
-    if (token === undefined) token = this.newGeneration();
-    return token;
+    return this.current().token;
+  }
+
+  /**
+   * The root's current generation: { token, stamp }, stamp the RecordStamp
+   * of the cache entry the token was read from (null for one just started). While that stamp holds the
+   * entry is unchanged and unexpired, so the token is what a get would
+   * return: a check of shared memory stands in for the get. Any set,
+   * delete, eviction or invalidation of the entry breaks it, and the token
+   * is read again (a new generation started where there is none).
+   */
+  current() {
+    const current = this.#current;
+    if (current !== null && this.#cache.stampIsCurrent(current.stamp)) return current;
+    const found = this.#found;
+    const token = this.#cache.getFound(this.#generationKey, found);
+    // None (evicted, or never made): a new one, with no stamp yet (no
+    // record key of it has anything to find); the next call reads it.
+    if (token === undefined) return { token: this.newGeneration(), stamp: null };
+    this.#current = { token, stamp: found.toRecordStamp() };
+    return this.#current;
   }
 
   /** Starts a new generation: every record key of the root changes. */
   newGeneration() {
     const token = randomBytes(9).toString('base64');
     this.#cache.set(this.#generationKey, token);
+    this.#current = null;
     return token;
   }
 }

@@ -11,7 +11,7 @@
 // it; writes to other files do not. An entry also ends when its record needs
 // validating against the disk (validateMs).
 
-import { kBothStampsAreCurrent, kReadStamp } from '../internal-symbols.js';
+import { kBothStampsAreCurrent } from '../internal-symbols.js';
 
 /** Files above this share of the budget are never kept (one file must not flush all the others). */
 const MAX_FILE_SHARE = 16;
@@ -31,11 +31,6 @@ export class NearFileCache {
     this.#cache = cache;
     this.#maxBytes = maxBytes;
     this.#maxFileBytes = Math.floor(maxBytes / MAX_FILE_SHARE);
-  }
-
-  /** The stamp of the cache's last get(), to pass to keep(). */
-  stamp() {
-    return this.#cache[kReadStamp]();
   }
 
   /** A private copy of the bytes kept for `key` if they still hold, else undefined. */

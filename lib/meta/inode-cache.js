@@ -11,7 +11,8 @@
 
 import { SharedCache } from '../cache/shared-cache.js';
 import { fullyWaiting } from '../cache/fully-waiting.js';
-import { kReadStamp, kStampIsCurrent } from '../internal-symbols.js';
+import { kStampIsCurrent } from '../internal-symbols.js';
+import { FoundEntry } from '../cache/found-entry.js';
 
 /** Shared memory per cached entry (records carry inline file data). */
 const BYTES_PER_ENTRY = 2048;
@@ -60,14 +61,13 @@ export class InodeCache {
   get(key, load) {
     if (this.#cache === null) return load();
     const cacheKey = this.#prefix + key;
-    const value = this.#calls.get(cacheKey);
+    const trace = this.#trace;
+    // A traced get hands the cache a record to fill with what answered it.
+    const found = this.#found;
+    const value = trace === null ? this.#calls.get(cacheKey) : this.#calls.getFound(cacheKey, found);
     if (value !== undefined) {
       this.#hits++;
-      if (this.#trace !== null) {
-        const stamp = this.#cache[kReadStamp]();
-        if (stamp === null) this.#trace = null;
-        else this.#trace.push(stamp);
-      }
+      if (trace !== null) trace.push(found.toRecordStamp());
       return value;
     }
     this.#misses++;
@@ -83,6 +83,8 @@ export class InodeCache {
   }
 
   #trace = null;
+  /** The record a traced get fills (see get()): read right after it, before any other get. */
+  #found = new FoundEntry();
 
   /** `lookups` answered without asking the cache (the path memo answered for them): hits all the same. */
   countHits(lookups) {

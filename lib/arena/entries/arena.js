@@ -5,6 +5,11 @@
 // they read a shard's sequence, look up and copy the value, and read the
 // sequence again; if a writer came in between they retry, and after a few
 // failed tries they read under the lock (so a reader always finishes).
+//
+// What a lookup found besides the value (the entry's place, its record's
+// stamp, freshness and value kind), and what a set() wrote, goes into the
+// FoundEntry the caller hands the call (record-stamp.js): the arena keeps
+// no "last lookup" for callers to read afterwards.
 
 import { codes } from '../../errors.js';
 import { allocateSharedMemory } from '../common/shared-memory.js';
@@ -27,7 +32,7 @@ import {
   VALUE_UTF8,
 } from './record.js';
 import { Clock } from './clock.js';
-import { LastEntry } from './record-stamp.js';
+import { FoundEntry } from './record-stamp.js';
 import { Shard } from './shard.js';
 import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from '../common/shard-lock.js';
 import { M_COUNT, M_LIVE_BYTES } from '../common/shard-meta.js';
@@ -153,11 +158,11 @@ export class Arena {
     this.stringHashStart = hashStart(header.hashSeed, 0);
     this.bytesHashStart = hashStart(header.hashSeed, 1);
     /**
-     * What the last lookup found (or set() stored): the entry's place and,
-     * when it read the value, the record's write stamp, freshness and value
-     * kind, all from one consistent read or one holding of the lock.
+     * The record of the arena's own lookups, whose findings no caller asks
+     * for (has(), inspect(), remove(), a set() without a record): filled
+     * and read within one call, which runs no user code.
      */
-    this.last = new LastEntry();
+    this.probe = new FoundEntry();
     this.values = new ValuePool();
     /** Private memory that strings are decoded from (see readUtf8()). */
     this.textScratch = Buffer.allocUnsafeSlow(1024);
@@ -218,15 +223,18 @@ export class Arena {
 
   /**
    * Looks up a key. Returns the value as a Buffer copy or a string (see
-   * `valueKind`), or undefined on a miss or an expired or stale entry. With
-   * `allowStale`, a stale value too (see record.js): then `last.stale` is
-   * true, and the answer counts as a hit and a use.
+   * `found.valueKind`), or undefined on a miss or an expired or stale
+   * entry. With `allowStale`, a stale value too (see record.js): then
+   * `found.stale` is true, and the answer counts as a hit and a use. On a
+   * hit, `found` holds what the lookup found (its stamp: see
+   * FoundEntry.toRecordStamp).
    * @param {EncodedKey} key
-   * @param {boolean} [allowStale]
+   * @param {boolean} allowStale
+   * @param {FoundEntry} found the caller's
    */
-  get(key, allowStale) {
+  get(key, allowStale, found) {
     const shard = this.shards[key.hash & this.shardMask];
-    const value = this.lookup(shard, key, allowStale === true ? READ_STALE_VALUE : READ_VALUE);
+    const value = this.lookup(shard, key, allowStale === true ? READ_STALE_VALUE : READ_VALUE, found);
     if (value === MISS || value === STALE || value === BUSY) {
       this.counters[STAT.misses]++;
       return undefined;
@@ -238,7 +246,7 @@ export class Arena {
       return undefined;
     }
     // A use for the policy (one compareExchange, only below the policy's cap).
-    shard.touch(this.last.slot);
+    shard.touchAt(found.slot, found.offset);
     this.counters[STAT.hits]++;
     return value;
   }
@@ -246,21 +254,22 @@ export class Arena {
   /**
    * The value of a live entry like get(), but neither counted nor marked as
    * used: for peek() and the invalidation bus, which reads version markers
-   * to send them. With `allowStale`, also a stale value (`last.stale` says).
+   * to send them. With `allowStale`, also a stale value (`found.stale` says).
+   * @param {FoundEntry} found the caller's, filled as by get()
    */
-  peek(key, allowStale = false) {
-    const value = this.lookup(this.shards[key.hash & this.shardMask], key, allowStale ? READ_STALE_VALUE : READ_VALUE);
+  peek(key, allowStale, found) {
+    const value = this.lookup(this.shards[key.hash & this.shardMask], key, allowStale ? READ_STALE_VALUE : READ_VALUE, found);
     return value === MISS || value === EXPIRED || value === TORN || value === STALE || value === BUSY ? undefined : value;
   }
 
   /** Whether a live, unexpired, not stale entry exists (does not mark it as used). */
   has(key) {
-    return this.lookup(this.shards[key.hash & this.shardMask], key, READ_PRESENCE) === FOUND;
+    return this.lookup(this.shards[key.hash & this.shardMask], key, READ_PRESENCE, this.probe) === FOUND;
   }
 
   /**
    * The facts of a live entry (stale included, expired not) read under its
-   * shard's lock, for info(), or null: its value (kind in `valueKind`), its
+   * shard's lock, for info(), or null: its value and `valueKind`, its
    * expiry and stale times (0: none), record and value bytes, and where the
    * eviction policy has it (ring and frequency).
    */
@@ -269,19 +278,19 @@ export class Arena {
     const held = this.acquireToRead(shard);
     if (held === BUSY) return null;
     try {
-      const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
+      const found = this.probe;
+      const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, found);
       if (slot < 0) return null;
-      const offset = shard.foundOffset;
-      const last = this.last;
-      last.stale = false;
-      const value = this.readValue(shard, offset, READ_STALE_VALUE);
+      const offset = found.offset;
+      const value = this.readValue(shard, offset, READ_STALE_VALUE, found);
       if (value === EXPIRED || value === TORN) return null;
       const o4 = offset >>> 2;
       const flags = shard.u32[o4];
       const f64 = shard.f64;
       return {
         value,
-        stale: last.stale,
+        valueKind: found.valueKind,
+        stale: found.stale,
         expiresAt: (flags & HAS_TTL) !== 0 ? f64[(offset >>> 3) + EXPIRY_F64] : 0,
         staleAt: (flags & HAS_STALE) !== 0 ? f64[(offset >>> 3) + STALE_F64] : 0,
         recordBytes: shard.u32[o4 + 3],
@@ -300,9 +309,9 @@ export class Arena {
    * After a few failed tries, read under the lock so that a reader always
    * finishes. Returns MISS, EXPIRED, STALE, TORN, FOUND (for `mode`
    * READ_PRESENCE), BUSY (a live thread held the lock past lockWaitMs) or
-   * the value; `last` says where the entry is.
+   * the value; `found` (the caller's) says where the entry is.
    */
-  lookup(shard, key, mode) {
+  lookup(shard, key, mode, found) {
     const meta = shard.meta;
     const expected = keyWord(key.length, key.kind);
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
@@ -311,14 +320,14 @@ export class Arena {
         if (!this.lock.waitWhileHeld(shard, seq)) return BUSY;
         continue;
       }
-      const result = this.readEntry(shard, key, expected, mode);
+      const result = this.readEntry(shard, key, expected, mode, found);
       if (sequenceAfter(meta, this.fence) === seq) return result;
       this.counters[STAT.readRetries]++;
     }
     const held = this.acquireToRead(shard);
     if (held === BUSY) return BUSY;
     try {
-      return this.readEntry(shard, key, expected, mode);
+      return this.readEntry(shard, key, expected, mode, found);
     } finally {
       this.lock.release(shard, held, false);
     }
@@ -346,34 +355,23 @@ export class Arena {
     }
   }
 
-  /**
-   * The stamp of the value the last get() or peek() returned (call only
-   * after a hit), or the last set() stored: it holds while that entry is
-   * unchanged and unexpired, which lets a reader keep a private copy of a
-   * hot value (see record-stamp.js).
-   */
-  readStamp() {
-    return this.last.toRecordStamp();
-  }
-
-  readEntry(shard, key, expected, mode) {
-    const slot = shard.findSlot(key.bytes, key.length, expected, key.hash);
-    const last = this.last;
-    last.shard = shard;
-    last.slot = slot;
+  readEntry(shard, key, expected, mode, found) {
+    const slot = shard.findSlot(key.bytes, key.length, expected, key.hash, found);
+    found.shard = shard;
+    found.slot = slot;
     if (slot < 0) return MISS;
-    if (mode === READ_STALE_VALUE) last.stale = false;
-    if (mode !== READ_PRESENCE) return this.readValue(shard, shard.foundOffset, mode);
-    const offset = shard.foundOffset;
+    if (mode !== READ_PRESENCE) return this.readValue(shard, found.offset, mode, found);
+    const offset = found.offset;
     return this.isExpired(shard, offset) ? EXPIRED : this.isStale(shard, offset) ? STALE : FOUND;
   }
 
   /**
    * Reads the value of the record at `offset`: a Buffer copy, a string,
    * EXPIRED, STALE (unless `mode` is READ_STALE_VALUE: then the value, and
-   * `last.stale` is true) or TORN.
+   * `found.stale` is true) or TORN. Fills `found`'s stamp, freshness and
+   * value kind (the caller filled its place).
    */
-  readValue(shard, offset, mode) {
+  readValue(shard, offset, mode, found) {
     const u32 = shard.u32;
     const o4 = offset >>> 2;
     const flags = u32[o4];
@@ -381,6 +379,7 @@ export class Arena {
     let valueStart = offset + RECORD_HEADER_BYTES + paddedKeyBytes(flags >>> 16);
     const f64 = shard.f64;
     let expiresAt = 0;
+    let stale = false;
     if ((flags & HAS_TTL) !== 0) {
       expiresAt = f64[(offset >>> 3) + EXPIRY_F64];
       const now = this.clock.now();
@@ -391,18 +390,18 @@ export class Arena {
         expiresAt = f64[(offset >>> 3) + STALE_F64];
         if (expiresAt <= now) {
           if (mode !== READ_STALE_VALUE) return STALE;
-          this.last.stale = true;
+          stale = true;
         }
       }
     }
-    const last = this.last;
-    last.offset = offset;
-    last.stamp = f64[(offset >>> 3) + STAMP_F64];
-    last.expiresAt = expiresAt;
+    found.offset = offset;
+    found.stamp = f64[(offset >>> 3) + STAMP_F64];
+    found.expiresAt = expiresAt;
+    found.stale = stale;
     // Only a torn read (or a damaged arena) can point outside the region.
     if (!(valueStart + valueLength <= shard.regionBytes)) return TORN;
     const kind = (flags >>> VALUE_KIND_SHIFT) & 3;
-    last.valueKind = kind;
+    found.valueKind = kind;
     if (kind === VALUE_UTF8) return this.readUtf8(shard, valueStart, valueLength);
     return this.copyOut(shard, valueStart, valueLength);
   }
@@ -458,11 +457,14 @@ export class Arena {
 
   /**
    * Stores `entry` under `key` (see the types at the top of this file).
-   * `entry.size` must not exceed the region (the cache checks).
+   * `entry.size` must not exceed the region (the cache checks). Fills
+   * `written` with the record as this holding of the lock left it (its
+   * stamp lets a near cache keep the value: see record-stamp.js).
    * @param {EncodedKey} key
    * @param {EntryToStore} entry
+   * @param {FoundEntry} [written] the caller's
    */
-  set(key, entry) {
+  set(key, entry, written = this.probe) {
     const shard = this.shards[key.hash & this.shardMask];
     // The key is looked up before the lock is taken, as a reader would: the
     // cache misses of the lookup (and, with threads setting the same keys,
@@ -471,18 +473,11 @@ export class Arena {
     // wait for. The lookup holds if the lock is taken at the very next
     // sequence value: no write came in between.
     const seq = sequenceBefore(shard.meta);
-    const slot = (seq & 1) === 0 ? shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash) : -1;
-    const offset = shard.foundOffset;
+    const slot = (seq & 1) === 0 ? shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, written) : -1;
+    const offset = written.offset;
     const held = this.lock.acquire(shard);
     try {
-      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry);
-      // The record as this holding left it, for a near cache (see readStamp).
-      const last = this.last;
-      last.shard = shard;
-      last.slot = shard.writtenSlot;
-      last.offset = shard.writtenOffset;
-      last.stamp = shard.writtenStamp;
-      last.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
+      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry, written);
     } finally {
       this.lock.release(shard, held);
     }
@@ -492,17 +487,17 @@ export class Arena {
   /**
    * shard.store() under the shard's lock, which the caller holds; with
    * `slot` other than NOT_LOOKED_UP, the key's lookup is done (see
-   * shard.storeFound).
+   * shard.storeFound). Fills `written` as shard.store() does.
    */
-  storeLocked(shard, slot, offset, key, entry) {
+  storeLocked(shard, slot, offset, key, entry, written) {
     try {
-      if (slot === NOT_LOOKED_UP) shard.store(key, entry);
-      else shard.storeFound(slot, offset, key, entry);
+      if (slot === NOT_LOOKED_UP) shard.store(key, entry, written);
+      else shard.storeFound(slot, offset, key, entry, written);
     } catch (error) {
       // The shard is empty now: store into it again.
       this.resetAfter(shard, error);
       try {
-        shard.store(key, entry);
+        shard.store(key, entry, written);
       } catch (again) {
         shard.reset();
         throw again;
@@ -520,7 +515,8 @@ export class Arena {
     try {
       const entry = produce();
       if (entry === null) return;
-      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, entry);
+      // After produce(), which runs user code: the arena's record is filled only now.
+      this.storeLocked(shard, NOT_LOOKED_UP, 0, key, entry, this.probe);
       this.counters[STAT.sets]++;
     } finally {
       this.lock.release(shard, held);
@@ -547,9 +543,10 @@ export class Arena {
     let removed = NOT_FOUND;
     let changed = false;
     try {
-      const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
+      const found = this.probe;
+      const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, found);
       if (slot >= 0) {
-        const offset = shard.foundOffset;
+        const offset = found.offset;
         const expired = this.isExpired(shard, offset);
         if (expired || only === REMOVE_ANY || (only === REMOVE_LAPSED && this.isStale(shard, offset))) {
           changed = true;
@@ -646,10 +643,11 @@ export class Arena {
   }
 
   /**
-   * A consistent copy of one shard's live entries: each as
-   * { keyKind, key: Uint8Array, valueKind, value } (value only if wanted).
+   * A copy of one shard's live entries, read at one instant (for keys() and
+   * entries()): each as { keyKind, key: Uint8Array, valueKind, value }
+   * (value only if wanted).
    */
-  snapshotShard(index, withValues) {
+  copyShardEntries(index, withValues) {
     const shard = this.shards[index];
     const meta = shard.meta;
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {

@@ -110,17 +110,26 @@ export class RecordStamp {
   }
 }
 
+/** FoundEntry.valueKind of a value a near cache kept ready (decoded): its stored kind is not noted. */
+export const VALUE_KIND_UNKNOWN = -1;
+
 /**
- * What one thread's arena found in its last get(), peek() or has(), or left
- * in its last set(): one object reused call after call, so that a get
- * allocates nothing for it, read right after the call that filled it (the
- * near cache and SharedCache read it; readStamp() turns it into a
- * RecordStamp, which stays valid). Any lookup of this arena in this thread
- * refills it, including one made by user code the reader runs (a codec's
- * decode may read the cache): a reader takes what it needs before it runs
- * such code (see SharedCache#decodeFound).
+ * What a lookup found, or what a store wrote: an entry's place, and when the
+ * lookup read the value, the record's write stamp, freshness and value kind,
+ * all from one consistent read or one holding of the lock. The caller owns
+ * the record and hands it to the call that fills it (the arena's get(),
+ * peek() and set(), Shard.findSlot() and store()), which fills it before it
+ * returns: a result reaches its consumer as a value it is handed, never as
+ * a field of the arena read after the call.
+ *
+ * A caller may reuse one record call after call where no user code can run
+ * between the call that fills it and its last read of it: any lookup made
+ * meanwhile by the same caller (a codec's decode may read the cache) would
+ * refill it. Where user code runs (a decode), the caller takes what it
+ * needs first (see SharedCache#decodeFound). toRecordStamp() makes a
+ * RecordStamp, which stays valid after the record is refilled.
  */
-export class LastEntry {
+export class FoundEntry {
   constructor() {
     /** @type {import('./shard.js').Shard | null} the entry's shard */
     this.shard = null;
@@ -132,13 +141,24 @@ export class LastEntry {
     this.stamp = 0;
     /** When the value stops being fresh: its stale time, else its expiry (0: never). */
     this.expiresAt = 0;
-    /** Whether the value was stale (only for reads that allow stale values). */
+    /** Whether the value read was stale (only reads that allow stale values return one). */
     this.stale = false;
-    /** How the value's bytes turn back into a value: VALUE_RAW, VALUE_UTF8 or VALUE_CODEC. */
+    /** How the value's bytes turn back into a value: VALUE_RAW, VALUE_UTF8 or VALUE_CODEC (VALUE_KIND_UNKNOWN: see there). */
     this.valueKind = 0;
   }
 
-  /** A RecordStamp of the entry, which stays valid after the next call (call only after a hit or a set). */
+  /** Copies every field of `other` into this record. */
+  copyFrom(other) {
+    this.shard = other.shard;
+    this.slot = other.slot;
+    this.offset = other.offset;
+    this.stamp = other.stamp;
+    this.expiresAt = other.expiresAt;
+    this.stale = other.stale;
+    this.valueKind = other.valueKind;
+  }
+
+  /** A RecordStamp of the entry, which stays valid after the record is refilled (call only after a hit or a store). */
   toRecordStamp() {
     return new RecordStamp(/** @type {import('./shard.js').Shard} */ (this.shard), this.slot, this.offset, this.stamp, this.expiresAt);
   }

@@ -17,6 +17,10 @@
 // findSlot() and the record readers are also used by optimistic readers, who
 // may see half-written data: they bound every index and let the sequence
 // check throw the result away.
+//
+// What a lookup found and what a store wrote reach the caller in the
+// FoundEntry it hands in (record-stamp.js), never in fields of the shard
+// read after the call.
 
 import { ArenaCacheError, codes } from '../../errors.js';
 import {
@@ -46,6 +50,7 @@ import { hashStart } from './hash.js';
 import { STAT } from '../common/thread-stats.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP, restartedWriteCount } from './write-count.js';
 import { publishRepair } from '../common/repair-channel.js';
+import { FoundEntry } from './record-stamp.js';
 
 /** Records moved per store at most: bounds the time a writer holds the lock. */
 const RELOCATION_BUDGET = 64;
@@ -117,19 +122,12 @@ export class Shard {
     this.maxFrequency = this.policy.maxFrequency;
     /** lru: a read counts only once the record is in the older half of the main ring (see policies.js). */
     this.marksOlderHalfOnly = this.policy.marksOlderHalfOnly === true;
-    /** Offset of the record findSlot() found last. */
-    this.foundOffset = 0;
     /** The key buffer findSlot() saw last, and a word view of it (see wordsOf). */
     this.keyBytes = null;
     this.keyWords = null;
     this.relocationBudget = 0;
     /** Bytes of records the current insert may still move round its rings (see TAIL_LAPS and Ring.recycleTail). */
     this.tailBudget = TAIL_LAPS * regionBytes;
-    // The record the last store() wrote, as the holding left it: its slot,
-    // offset and stamp (the lock's next holder may change them).
-    this.writtenSlot = -1;
-    this.writtenOffset = 0;
-    this.writtenStamp = 0;
     /**
      * The counter an eviction counts into: STAT.evictions (memory pressure)
      * or STAT.evictionsMax (the entry bound).
@@ -177,10 +175,12 @@ export class Shard {
 
   /**
    * Finds the slot of the live record whose key is `key[0, keyLength)` with
-   * word 0 matching `expectedWord` (see record.keyWord). Returns the slot index
-   * and sets `foundOffset`, or returns -1. Safe to call without the lock.
+   * word 0 matching `expectedWord` (see record.keyWord). Returns the slot
+   * index, and puts its record's offset in `found.offset`; or returns -1.
+   * Safe to call without the lock.
+   * @param {FoundEntry} found the caller's
    */
-  findSlot(key, keyLength, expectedWord, hash) {
+  findSlot(key, keyLength, expectedWord, hash, found) {
     const table = this.table;
     const u32 = this.u32;
     const u8 = this.u8;
@@ -206,7 +206,7 @@ export class Shard {
           let j = w << 2;
           if (w === whole) while (j < keyLength && u8[keyStart + j] === key[j]) j++;
           if (j === keyLength) {
-            this.foundOffset = offset;
+            found.offset = offset;
             return i;
           }
         }
@@ -241,6 +241,7 @@ export class Shard {
     return -1;
   }
 
+  /** Points a free slot at the new record at `offset`; returns the slot. */
   insertSlot(hash, offset, frequency) {
     const table = this.table;
     const n = this.slots;
@@ -255,7 +256,7 @@ export class Shard {
     table[2 * i + 1] = tag | frequency;
     table[2 * i] = offset / 8 + 1;
     this.slotChanged(i);
-    this.writtenSlot = i;
+    return i;
   }
 
   /** Empties slot `i` and shifts back the entries whose probe ran through it. */
@@ -306,15 +307,8 @@ export class Shard {
   }
 
   /**
-   * A use of the entry in `slot` (whose record findSlot() found at
-   * `foundOffset`): raises its frequency up to the policy's cap.
-   */
-  touch(slot) {
-    this.touchAt(slot, this.foundOffset);
-  }
-
-  /**
-   * touch() of the entry in `slot` whose record is at `offset`. Returns
+   * A use of the entry in `slot` whose record is at `offset`: raises its
+   * frequency up to the policy's cap. Returns
    * false when another touch could not count until the slot's group is next
    * written (the frequency is at its cap; only setFrequency() and moves
    * lower it, and both advance the group's count): a near cache then spares
@@ -334,29 +328,33 @@ export class Shard {
 
   /**
    * Stores `entry` under `key` (see arena.js for both), replacing any record
-   * of the same key, evicting as needed.
+   * of the same key, evicting as needed. Fills `written` with the record as
+   * this holding of the lock leaves it (its shard, slot, offset, stamp and
+   * freshness: see noteWritten); the lock's next holder may change it.
    * @param {import('./arena.js').EncodedKey} key
    * @param {import('./arena.js').EntryToStore} entry
+   * @param {FoundEntry} [written] the caller's
    */
-  store(key, entry) {
-    const existing = this.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash);
-    this.storeFound(existing, this.foundOffset, key, entry);
+  store(key, entry, written = new FoundEntry()) {
+    const existing = this.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, written);
+    this.storeFound(existing, written.offset, key, entry, written);
   }
 
   /**
    * store() once the key's lookup is done: `existing` is its slot (-1: none)
    * and `old` its record's offset, from a lookup that no write of the shard
    * has followed.
+   * @param {FoundEntry} written the caller's: filled as by store()
    */
-  storeFound(existing, old, key, entry) {
+  storeFound(existing, old, key, entry, written) {
     if (existing < 0) {
-      this.insert(null, 0, key, entry);
+      this.insert(null, 0, key, entry, written);
       return;
     }
     const o4 = old >>> 2;
     const u32 = this.u32;
     if (u32[o4 + 3] === entry.size && recordTimeBytes(u32[o4]) === timeBytesFor(entry.expiresAt, entry.staleAt)) {
-      this.rewrite(existing, old, key, entry);
+      this.rewrite(existing, old, key, entry, written);
       return;
     }
     // A new version of an existing entry stays where the entry was, with
@@ -364,7 +362,18 @@ export class Shard {
     const ring = this.ringOf(old);
     const frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
     this.removeEntry(existing, old);
-    this.insert(ring, frequency, key, entry);
+    this.insert(ring, frequency, key, entry, written);
+  }
+
+  /** Fills `written` with the record a store just wrote (see store()). */
+  noteWritten(written, slot, offset, stamp, entry) {
+    written.shard = this;
+    written.slot = slot;
+    written.offset = offset;
+    written.stamp = stamp;
+    written.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
+    written.stale = false;
+    written.valueKind = entry.kind;
   }
 
   /**
@@ -375,7 +384,7 @@ export class Shard {
    * keeps its slot; its key, hash and size stay as they are. A set counts as
    * a use.
    */
-  rewrite(slot, offset, key, entry) {
+  rewrite(slot, offset, key, entry, written) {
     const u32 = this.u32;
     const o4 = offset >>> 2;
     const valueLength = entry.length;
@@ -389,7 +398,8 @@ export class Shard {
     u32[o4 + 1] = valueLength;
     // The new stamp goes in before the value: a near copy checked meanwhile no longer holds.
     const f64 = this.f64;
-    f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
+    const stamp = this.nextWriteStamp();
+    f64[(offset >>> 3) + STAMP_F64] = stamp;
     writeTimes(f64, offset, expiresAt, staleAt);
     this.writeValue(offset, key.length, flags, entry.payload, valueLength);
     // Sealed by the sizes this writer wrote, never by those read back (see writeRecord).
@@ -397,8 +407,7 @@ export class Shard {
     u32[o4] = flags;
     this.slotChanged(slot);
     this.touchAt(slot, offset);
-    this.writtenSlot = slot;
-    this.writtenOffset = offset;
+    this.noteWritten(written, slot, offset, stamp, entry);
   }
 
   /**
@@ -406,7 +415,7 @@ export class Shard {
    * for a new version of an entry that was there, or (ring null) where the
    * policy places a new entry, after evicting for the entry bounds.
    */
-  insert(ring, frequency, key, entry) {
+  insert(ring, frequency, key, entry, written) {
     const meta = this.meta;
     const hash = key.hash;
     const size = entry.size;
@@ -444,8 +453,9 @@ export class Shard {
     meta[M_COUNT]++;
     meta[M_LIVE_BYTES] += key.length + entry.length;
     if (entry.expiresAt > 0) meta[M_TTL_COUNT]++;
-    this.insertSlot(hash, offset, frequency);
-    this.writtenOffset = offset;
+    const slot = this.insertSlot(hash, offset, frequency);
+    // The stamp writeHeader() gave the record: this holding wrote it.
+    this.noteWritten(written, slot, offset, this.f64[(offset >>> 3) + STAMP_F64], entry);
     this.publishCount();
   }
 
@@ -503,7 +513,6 @@ export class Shard {
     // the set's cost nothing; a damaged count would stamp every record with it.
     if (!(stamp >= 1 && stamp <= MAX_WRITE_STAMP && Math.floor(stamp) === stamp)) stamp = this.restartWriteStamp() + 1;
     meta64[M64_WRITE_STAMP] = stamp;
-    this.writtenStamp = stamp;
     return stamp;
   }
 
