@@ -477,7 +477,16 @@ export class Arena {
     const offset = written.offset;
     const held = this.lock.acquire(shard);
     try {
-      this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry, written);
+      const stored = this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry, written);
+      // The record as this holding of the lock leaves it (the next holder
+      // may change it): its place, stamp and freshness. Written out here, not
+      // called: in a call, its size kept findSlot above from being inlined.
+      const at = (shard.table[2 * stored] - 1) * 8;
+      written.shard = shard;
+      written.slot = stored;
+      written.offset = at;
+      written.stamp = shard.f64[(at >>> 3) + STAMP_F64];
+      written.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
     } finally {
       this.lock.release(shard, held);
     }
@@ -487,17 +496,18 @@ export class Arena {
   /**
    * shard.store() under the shard's lock, which the caller holds; with
    * `slot` other than NOT_LOOKED_UP, the key's lookup is done (see
-   * shard.storeFound). Fills `written` as shard.store() does.
+   * shard.storeFound). Returns the slot of the record written; `probe` is
+   * the record for the key's lookup.
    */
-  storeLocked(shard, slot, offset, key, entry, written) {
+  storeLocked(shard, slot, offset, key, entry, probe) {
     try {
-      if (slot === NOT_LOOKED_UP) shard.store(key, entry, written);
-      else shard.storeFound(slot, offset, key, entry, written);
+      if (slot === NOT_LOOKED_UP) return shard.store(key, entry, probe);
+      return shard.storeFound(slot, offset, key, entry);
     } catch (error) {
       // The shard is empty now: store into it again.
       this.resetAfter(shard, error);
       try {
-        shard.store(key, entry, written);
+        return shard.store(key, entry, probe);
       } catch (again) {
         shard.reset();
         throw again;

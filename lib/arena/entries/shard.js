@@ -18,8 +18,9 @@
 // may see half-written data: they bound every index and let the sequence
 // check throw the result away.
 //
-// What a lookup found and what a store wrote reach the caller in the
-// FoundEntry it hands in (record-stamp.js), never in fields of the shard
+// What a lookup found reaches the caller in the FoundEntry it hands in
+// (record-stamp.js), and a store returns the slot it wrote (Arena.set()
+// describes that record in the caller's): never in fields of the shard
 // read after the call.
 
 import { ArenaCacheError, codes } from '../../errors.js';
@@ -328,52 +329,35 @@ export class Shard {
 
   /**
    * Stores `entry` under `key` (see arena.js for both), replacing any record
-   * of the same key, evicting as needed. Fills `written` with the record as
-   * this holding of the lock leaves it (its shard, slot, offset, stamp and
-   * freshness: see noteWritten); the lock's next holder may change it.
+   * of the same key, evicting as needed. Returns the slot of the record it
+   * wrote.
    * @param {import('./arena.js').EncodedKey} key
    * @param {import('./arena.js').EntryToStore} entry
-   * @param {FoundEntry} [written] the caller's
+   * @param {FoundEntry} [probe] the caller's record for the key's lookup
    */
-  store(key, entry, written = new FoundEntry()) {
-    const existing = this.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, written);
-    this.storeFound(existing, written.offset, key, entry, written);
+  store(key, entry, probe = new FoundEntry()) {
+    const existing = this.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, probe);
+    return this.storeFound(existing, probe.offset, key, entry);
   }
 
   /**
    * store() once the key's lookup is done: `existing` is its slot (-1: none)
    * and `old` its record's offset, from a lookup that no write of the shard
-   * has followed.
-   * @param {FoundEntry} written the caller's: filled as by store()
+   * has followed. Returns the slot of the record it wrote.
    */
-  storeFound(existing, old, key, entry, written) {
-    if (existing < 0) {
-      this.insert(null, 0, key, entry, written);
-      return;
-    }
+  storeFound(existing, old, key, entry) {
+    if (existing < 0) return this.insert(null, 0, key, entry);
     const o4 = old >>> 2;
     const u32 = this.u32;
     if (u32[o4 + 3] === entry.size && recordTimeBytes(u32[o4]) === timeBytesFor(entry.expiresAt, entry.staleAt)) {
-      this.rewrite(existing, old, key, entry, written);
-      return;
+      return this.rewrite(existing, old, key, entry);
     }
     // A new version of an existing entry stays where the entry was, with
     // its frequency (plus this use).
     const ring = this.ringOf(old);
     const frequency = Math.min(this.frequency(existing) + 1, this.maxFrequency);
     this.removeEntry(existing, old);
-    this.insert(ring, frequency, key, entry, written);
-  }
-
-  /** Fills `written` with the record a store just wrote (see store()). */
-  noteWritten(written, slot, offset, stamp, entry) {
-    written.shard = this;
-    written.slot = slot;
-    written.offset = offset;
-    written.stamp = stamp;
-    written.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
-    written.stale = false;
-    written.valueKind = entry.kind;
+    return this.insert(ring, frequency, key, entry);
   }
 
   /**
@@ -384,7 +368,7 @@ export class Shard {
    * keeps its slot; its key, hash and size stay as they are. A set counts as
    * a use.
    */
-  rewrite(slot, offset, key, entry, written) {
+  rewrite(slot, offset, key, entry) {
     const u32 = this.u32;
     const o4 = offset >>> 2;
     const valueLength = entry.length;
@@ -398,8 +382,7 @@ export class Shard {
     u32[o4 + 1] = valueLength;
     // The new stamp goes in before the value: a near copy checked meanwhile no longer holds.
     const f64 = this.f64;
-    const stamp = this.nextWriteStamp();
-    f64[(offset >>> 3) + STAMP_F64] = stamp;
+    f64[(offset >>> 3) + STAMP_F64] = this.nextWriteStamp();
     writeTimes(f64, offset, expiresAt, staleAt);
     this.writeValue(offset, key.length, flags, entry.payload, valueLength);
     // Sealed by the sizes this writer wrote, never by those read back (see writeRecord).
@@ -407,7 +390,7 @@ export class Shard {
     u32[o4] = flags;
     this.slotChanged(slot);
     this.touchAt(slot, offset);
-    this.noteWritten(written, slot, offset, stamp, entry);
+    return slot;
   }
 
   /**
@@ -415,7 +398,7 @@ export class Shard {
    * for a new version of an entry that was there, or (ring null) where the
    * policy places a new entry, after evicting for the entry bounds.
    */
-  insert(ring, frequency, key, entry, written) {
+  insert(ring, frequency, key, entry) {
     const meta = this.meta;
     const hash = key.hash;
     const size = entry.size;
@@ -454,9 +437,8 @@ export class Shard {
     meta[M_LIVE_BYTES] += key.length + entry.length;
     if (entry.expiresAt > 0) meta[M_TTL_COUNT]++;
     const slot = this.insertSlot(hash, offset, frequency);
-    // The stamp writeHeader() gave the record: this holding wrote it.
-    this.noteWritten(written, slot, offset, this.f64[(offset >>> 3) + STAMP_F64], entry);
     this.publishCount();
+    return slot;
   }
 
   /**
