@@ -13,7 +13,7 @@ import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, r
 import os from 'node:os';
 import path from 'node:path';
 import { Bench } from 'tinybench';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { intList, jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';

@@ -20,7 +20,7 @@ import { open } from 'lmdb';
 import { LRUCache } from 'lru-cache';
 import { Bench } from 'tinybench';
 import { SharedCache } from '../lib/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { jsonPath, positiveInt } from './lib/env.js';
 import { formatRate, printTable, ratio } from './lib/format.js';
 import { makeKeys, shuffledOrder } from './lib/keys.js';

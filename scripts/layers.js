@@ -16,7 +16,7 @@ export const LAYERS = Object.freeze({
   cache: ['arena/entries', 'arena/common', 'native'],
   'fs-compat': ['native'],
   fs: ['cache', 'arena/blocks', 'fs-compat', 'native'],
-  meta: ['cache', 'fs-compat', 'native'],
+  'inode-fs': ['cache', 'fs-compat', 'native'],
   invalidation: ['cache', 'native'],
   keyv: ['cache'],
   snapshot: ['fs-compat', 'native'],

@@ -12,7 +12,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { snapshotTree, tempDir } from './helpers/fs-tree.js';
 import { untilCacheable } from './helpers/racy.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';

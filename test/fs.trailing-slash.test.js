@@ -10,7 +10,7 @@ import test from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { MiB } from './helpers/units.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { openFs } from './helpers/inode-fs.js';
 

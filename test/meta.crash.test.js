@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 

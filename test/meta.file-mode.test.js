@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import test from 'node:test';
-import { InodeFS } from '../lib/meta/index.js';
-import { checkSameFiles, prepareStoreFiles } from '../lib/meta/store-files.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
+import { checkSameFiles, prepareStoreFiles } from '../lib/inode-fs/store-files.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { warningsOf } from './helpers/warnings.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { openFs } from './helpers/inode-fs.js';
 import { seededRandom, testSeed } from './helpers/seeded-random.js';

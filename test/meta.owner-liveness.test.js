@@ -14,7 +14,7 @@ import test from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { fileClose, fileLock, fileOpen, LOCK_NONE, LOCK_SHARED } from '../lib/native/mapped-file.js';
 import { tempDir } from './helpers/fs-tree.js';
 

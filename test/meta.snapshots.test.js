@@ -6,7 +6,7 @@ import test from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SharedCache } from '../lib/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { openFs } from './helpers/inode-fs.js';
 

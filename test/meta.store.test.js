@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { open } from 'lmdb';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 
 test('a file that is not lmdb is ERR_INODEFS_STORE', async (t) => {
@@ -32,7 +32,7 @@ test("another program's lmdb file is ERR_INODEFS_STORE, and stays untouched", as
 
 test('a store open in another live process is ERR_INODEFS_BUSY; a killed owner is replaced', async (t) => {
   const file = path.join(tempDir(t), 'fs.lmdb');
-  const script = `import { InodeFS } from ${JSON.stringify(new URL('../lib/meta/index.js', import.meta.url).href)};
+  const script = `import { InodeFS } from ${JSON.stringify(new URL('../lib/inode-fs/index.js', import.meta.url).href)};
     const ifs = await InodeFS.open(${JSON.stringify(file)}); await ifs.writeFile('/f', 'child'); console.log('open'); setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   t.after(() => child.kill('SIGKILL'));

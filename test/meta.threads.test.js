@@ -7,7 +7,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
-import { InodeFS } from '../lib/meta/index.js';
+import { InodeFS } from '../lib/inode-fs/index.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { STRESS, testSeed } from './helpers/seeded-random.js';
 

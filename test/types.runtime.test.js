@@ -10,7 +10,7 @@ import { test } from 'node:test';
 const ENTRIES = {
   index: '../lib/index.js',
   fs: '../lib/fs/index.js',
-  meta: '../lib/meta/index.js',
+  meta: '../lib/inode-fs/index.js',
   snapshot: '../lib/snapshot/index.js',
   keyv: '../lib/keyv/index.js',
 };

@@ -1,4 +1,4 @@
-// Type declarations for `arenacache/meta` (lib/meta/index.js): InodeFS, a
+// Type declarations for `arenacache/meta` (lib/inode-fs/index.js): InodeFS, a
 // filesystem whose inodes live in lmdb, and its Snapshots.
 
 import type { SharedCache } from './index.js';

@@ -1,5 +1,5 @@
 // Paths relative to a root: what every CacheFS backing is (a directory on
-// disk, lib/fs/disk.js, or an InodeFS, lib/meta/inode-backing.js).
+// disk, lib/fs/disk.js, or an InodeFS, lib/inode-fs/inode-backing.js).
 //
 // Every path a CacheFS call takes is relative to its root (a leading "/" is
 // the root itself). ".." is resolved lexically, before anything is looked

@@ -1,6 +1,6 @@
 // What a CacheFS serves: its backing, defined here once. Two kinds exist: a
 // directory on disk (DiskBacking, disk.js), and an InodeFS
-// (lib/meta/inode-backing.js), which hands one out through its [kBacking]()
+// (lib/inode-fs/inode-backing.js), which hands one out through its [kBacking]()
 // method, so this module needs nothing of lmdb.
 //
 // A backing is a Root (lib/fs-compat/root.js: { key, target } of a given path) plus:

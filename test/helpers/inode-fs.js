@@ -1,6 +1,6 @@
 // An InodeFS on a store of its own, for one test.
 import path from 'node:path';
-import { InodeFS } from '../../lib/meta/index.js';
+import { InodeFS } from '../../lib/inode-fs/index.js';
 import { tempDir } from './fs-tree.js';
 
 /**
