@@ -1,7 +1,8 @@
 // The map of the sources (docs/architecture.md) and the lint rule that
 // enforces it agree: the doc's layer table is scripts/layers.js, every folder
 // of lib/ is on the map, every file the map names exists, and ESLint really
-// refuses an import against the rule and an import cycle.
+// refuses an import against the rule and an import cycle; and no two files
+// of lib/ share a name (the entry points aside).
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,4 +73,18 @@ test('lint refuses an import against the layer rule, and an import cycle', async
   // A circle: shard.js imports verify.js's importers; verify.js importing shard.js closes it.
   const cycle = await lint('lib/arena/entries/verify.js', `${readFileSync(path.join(root, 'lib/arena/entries/verify.js'), 'utf8')}\nimport { Shard as LayerProbe } from './shard.js';\nexport { LayerProbe };\n`);
   assert.ok(cycle.includes('import-x/no-cycle'), `no cycle reported: ${cycle}`);
+});
+
+test('no two files of lib/ share a name, except the entry points (index.js)', () => {
+  const seen = new Map();
+  (function walk(dir) {
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const file = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.js') && entry.name !== 'index.js') {
+        assert.ok(!seen.has(entry.name), `${file} and ${seen.get(entry.name)} share a name`);
+        seen.set(entry.name, file);
+      }
+    }
+  })('lib');
 });

@@ -34,7 +34,7 @@ import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
 import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
 import { makeHandle } from './handle.js';
 import { attachParts, createParts, kAttach, openParts } from './open.js';
-import { cacheStats } from './stats.js';
+import { cacheStats } from './cache-stats.js';
 import { InvalidationPort } from './invalidation-port.js';
 import { FoundEntry } from '../arena/entries/record-stamp.js';
 import { fetchStarted } from './diagnostics.js';
