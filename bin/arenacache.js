@@ -44,7 +44,10 @@ function version() {
 
 async function run(argv) {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '-h' || name === '--help' || name === 'help') return { text: mainHelp(), code: EXIT.ok };
+  // Asked for, help is the answer (exit 0); with nothing asked, the usage
+  // goes to stderr as a usage error (exit 2), as the exit codes say.
+  if (name === '-h' || name === '--help' || name === 'help') return { text: mainHelp(), code: EXIT.ok };
+  if (name === undefined) return { usage: mainHelp(), code: EXIT.usage };
   if (name === '--version' || name === '-v') {
     const extra = rest.filter((arg) => arg !== '--json');
     if (extra.length > 0) throw new UsageError(`${name} takes no arguments (got ${JSON.stringify(extra[0])})`);
@@ -68,8 +71,9 @@ process.stdout.on('error', (error) => {
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 try {
-  const { result, text, code = EXIT.ok } = await run(argv);
-  if (json && result !== undefined) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const { result, text = '', usage, code = EXIT.ok } = await run(argv);
+  if (usage !== undefined) process.stderr.write(`${usage}\n`);
+  else if (json && result !== undefined) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else if (text !== '') process.stdout.write(`${text}\n`);
   process.exitCode = code;
 } catch (error) {

@@ -230,8 +230,8 @@ test('fetch options are checked, each error naming the option', async () => {
     [{ noDeleteOnFetchRejection: 0 }, TypeError, 'options.noDeleteOnFetchRejection must be a boolean (got 0)'],
     [{ signal: {} }, TypeError, 'options.signal must be an AbortSignal (got an instance of Object)'],
     [{ staleWhileRevalidate: '1s' }, TypeError, 'options.staleWhileRevalidate must be a number of milliseconds (got "1s")'],
-    [{ staleWhileRevalidate: -1 }, RangeError, 'options.staleWhileRevalidate must be a finite number of milliseconds >= 0, 0 meaning no stale window (got -1)'],
-    [{ ttl: NaN }, RangeError, 'options.ttl must be a finite number of milliseconds >= 0, 0 meaning no expiry (got NaN)'],
+    [{ staleWhileRevalidate: -1 }, RangeError, 'options.staleWhileRevalidate must be a number of milliseconds from 0 to 8998403161718784 (2^53 - 2^43, about 285,000 years), 0 meaning no stale window (got -1)'],
+    [{ ttl: NaN }, RangeError, 'options.ttl must be a number of milliseconds from 0 to 8998403161718784 (2^53 - 2^43, about 285,000 years), 0 meaning no expiry (got NaN)'],
     [[], TypeError, 'options must be an object such as { ttl: 1000 } (got an array of length 0)'],
   ];
   for (const [options, type, message] of cases) {
@@ -239,7 +239,7 @@ test('fetch options are checked, each error naming the option', async () => {
   }
   assert.throws(() => new SharedCache({ memoryBytes: MiB, staleWhileRevalidate: -5 }), {
     name: 'RangeError',
-    message: 'options.staleWhileRevalidate must be a finite number of milliseconds >= 0, 0 meaning no stale window (got -5)',
+    message: 'options.staleWhileRevalidate must be a number of milliseconds from 0 to 8998403161718784 (2^53 - 2^43, about 285,000 years), 0 meaning no stale window (got -5)',
   });
 });
 

@@ -196,7 +196,7 @@ test('bad fetch input is a specific error', async () => {
   await assert.rejects(cache.fetch(42, () => 1), { name: 'TypeError', message: 'key must be a string, Buffer or Uint8Array (got 42)' });
   await assert.rejects(cache.fetch('k', () => 1, { ttl: -1 }), {
     name: 'RangeError',
-    message: 'options.ttl must be a finite number of milliseconds >= 0, 0 meaning no expiry (got -1)',
+    message: 'options.ttl must be a number of milliseconds from 0 to 8998403161718784 (2^53 - 2^43, about 285,000 years), 0 meaning no expiry (got -1)',
   });
   await assert.rejects(cache.fetch('k', () => 1, { stale: true }), {
     name: 'TypeError',

@@ -84,7 +84,7 @@ test('batch arguments and per-call options are checked, naming what is wrong', (
     [() => cache.peek('k', { ttl: 1 }), TypeError, 'options.ttl is not a known option of peek(); the only one is allowStale'],
     [() => cache.getMany(['k'], { forceRefresh: true }), TypeError, 'options.forceRefresh is not a known option of getMany(); the only one is allowStale'],
     [() => cache.set('k', 1, { allowStale: true }), TypeError, 'options.allowStale is not a known option of set(); the known ones are ttl, staleWhileRevalidate'],
-    [() => cache.set('k', 1, { staleWhileRevalidate: Infinity }), RangeError, 'options.staleWhileRevalidate must be a finite number of milliseconds >= 0, 0 meaning no stale window (got Infinity)'],
+    [() => cache.set('k', 1, { staleWhileRevalidate: Infinity }), RangeError, 'options.staleWhileRevalidate must be a number of milliseconds from 0 to 8998403161718784 (2^53 - 2^43, about 285,000 years), 0 meaning no stale window (got Infinity)'],
     [() => cache.setMany([['k', 1]], { max: 1 }), TypeError, 'options.max is not a known option of setMany(); the known ones are ttl, staleWhileRevalidate'],
   ];
   for (const [call, type, message] of cases) assert.throws(call, { name: type.name, message });

@@ -62,6 +62,9 @@ test('delete of an expired entry returns false', async () => {
   await sleep(30);
   assert.equal(cache.delete('k'), false);
   assert.equal(cache.size, 0);
+  // The bound itself is a ttl like any other.
+  cache.set('k', 1, { ttl: 8998403161718784 });
+  assert.equal(cache.get('k'), 1);
 });
 
 test('setting again refreshes the ttl', async () => {
@@ -77,11 +80,13 @@ test('bad ttl values are errors that name the option', () => {
   const cache = new SharedCache({ memoryBytes: MiB });
   const range = (got) => ({
     name: 'RangeError',
-    message: `options.ttl must be a finite number of milliseconds >= 0, 0 meaning no expiry (got ${got})`,
+    message: `options.ttl must be a number of milliseconds from 0 to 8998403161718784 (2^53 - 2^43, about 285,000 years), 0 meaning no expiry (got ${got})`,
   });
   assert.throws(() => cache.set('k', 1, { ttl: -1 }), range('-1'));
   assert.throws(() => cache.set('k', 1, { ttl: NaN }), range('NaN'));
   assert.throws(() => cache.set('k', 1, { ttl: Infinity }), range('Infinity'));
+  // Number.MAX_SAFE_INTEGER, a common "forever", is just above the bound, which the message states.
+  assert.throws(() => cache.set('k', 1, { ttl: Number.MAX_SAFE_INTEGER }), range(String(Number.MAX_SAFE_INTEGER)));
   assert.throws(() => cache.set('k', 1, { ttl: '10' }), {
     name: 'TypeError',
     message: 'options.ttl must be a number of milliseconds (got "10")',

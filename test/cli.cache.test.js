@@ -86,7 +86,8 @@ test('help: the main help lists the cache commands, and each has its own', async
   for (const name of names) assert.match(main.stdout, new RegExp(`^  cache ${name} <file> +\\S`, 'm'));
   assert.match(main.stdout, /^ {2}-v, --version +print the version of arenacache$/m);
   assert.match(main.stdout, /for the cache commands, 3 cache verify found problems, 4 the cache file stayed locked by another process, 5 no such cache file\./);
-  assert.deepEqual(bare, flag);
+  // `arenacache cache` with nothing asked is a usage error: the same help, on stderr, exit 2.
+  assert.deepEqual(bare, { ...flag, code: 2, stdout: '', stderr: flag.stdout });
   assert.equal(flag.code, 0);
   assert.match(flag.stdout, /^Usage: arenacache cache <command> <file> \[options\]\n/);
   for (const name of names) assert.match(flag.stdout, new RegExp(`^  ${name} <file> +\\S`, 'm'));
@@ -114,6 +115,7 @@ test('cache stats: an aligned table, or stats() as JSON', async (t) => {
   assert.equal(stats.gets, 2);
   assert.equal(stats.hits, 1);
   assert.equal(stats.memoryBytes, 2 * MiB);
+  assert.equal(stats.threads, 0, 'nothing else uses the file: the command does not count itself');
   // The whole stats() object, invalidation counters included.
   assert.deepEqual(Object.keys(stats), Object.keys(new SharedCache({ memoryBytes: MiB }).stats()));
 
@@ -390,6 +392,7 @@ test('on a file another process is using: stats, keys, verify and reset; the pro
   ]);
   assert.equal(stats.code, 0);
   assert.ok(stats.value.entries >= 1 + 10, `the planted, sticky and live keys (${stats.value.entries})`);
+  assert.ok(stats.value.threads >= 1, `the other process's threads, not the command's (${stats.value.threads})`);
   assert.ok(stats.value.sets >= 1 + 10 + keyCount);
   assert.equal(human.code, 0);
   assert.equal(keys.code, 0);

@@ -2,7 +2,7 @@
 // self-contained mode), exit 0 and print what they are meant to show.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { nativeAvailable } from '../lib/native/addon.js';
@@ -96,3 +96,15 @@ test('http-swr: miss, hit, stale answer at once while refreshing, the refreshed 
   assert.ok(staleCount >= 1);
   assert.equal(timeouts, 1);
 });
+
+test('examples/README.md describes every example and says they are ES modules', () => {
+  const dir = new URL('../examples/', import.meta.url);
+  const readme = readFileSync(new URL('README.md', dir), 'utf8');
+  const examples = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  assert.ok(examples.length >= 4);
+  for (const name of examples) assert.match(readme, new RegExp(`\\*\\*\`examples/${name}\`: `), `examples/README.md has no section for examples/${name}`);
+  const counted = ['One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight'][examples.length - 1];
+  assert.match(readme, new RegExp(`^${counted} small programs`, 'm'));
+  assert.match(readme, /ES modules/);
+});
+

@@ -324,7 +324,7 @@ test('a bad ttl is rejected by the adapter and emitted by Keyv', async () => {
   const store = new KeyvArenaCache(cache);
   const range = (got) => ({
     name: 'RangeError',
-    message: `ttl must be a finite number of milliseconds > 0, or 0 or undefined for the cache's default (got ${got})`,
+    message: `ttl must be a number of milliseconds above 0 and at most 8998403161718784 (2^53 - 2^43, about 285,000 years), or 0 or undefined for the cache's default (got ${got})`,
   });
   await assert.rejects(store.set('k', 'v', -1), range('-1'));
   await assert.rejects(store.set('k', 'v', NaN), range('NaN'));

@@ -39,6 +39,13 @@ test('help for the tool and for each command', () => {
 
 test('usage errors exit 2 and say what is wrong', (t) => {
   const dir = tempDir(t, 'cli');
+  // Nothing asked: the usage, on stderr, as a usage error (help asked for exits 0, above).
+  for (const args of [[], ['cache']]) {
+    const bare = cli(args, dir);
+    assert.equal(bare.code, 2, `arenacache ${args.join(' ')}`);
+    assert.equal(bare.stdout, '');
+    assert.match(bare.stderr, /^Usage: arenacache /);
+  }
   assert.deepEqual(cli(['frobnicate'], dir), { code: 2, stdout: '', stderr: 'arenacache: unknown command "frobnicate"; run arenacache --help\n' });
   const missing = cli(['restore'], dir);
   assert.equal(missing.code, 2);

@@ -53,12 +53,14 @@ export const ATTACH_DEFAULTS = Object.freeze({
 
 /** Largest ttl: about 285,000 years, far beyond any clock, still exact in float64. */
 export const MAX_TTL = 2 ** 53 - 2 ** 43;
+/** How messages state MAX_TTL: Number.MAX_SAFE_INTEGER, a common "forever", is just above it. */
+export const MAX_TTL_WORDS = `${MAX_TTL} (2^53 - 2^43, about 285,000 years)`;
 
 /** A duration in ms from 0 to MAX_TTL; `zero` says what 0 means. */
 function checkDuration(value, name, zero) {
   if (typeof value !== 'number') throw new TypeError(`${name} must be a number of milliseconds (got ${describe(value)})`);
   if (!(value >= 0 && value <= MAX_TTL)) {
-    throw new RangeError(`${name} must be a finite number of milliseconds >= 0, 0 meaning ${zero} (got ${describe(value)})`);
+    throw new RangeError(`${name} must be a number of milliseconds from 0 to ${MAX_TTL_WORDS}, 0 meaning ${zero} (got ${describe(value)})`);
   }
 }
 

@@ -32,7 +32,7 @@ const CODEC_USAGE = '[--codec <module>[#<export>]]';
 export const CACHE_COMMANDS = {
   stats: {
     usage: `arenacache cache stats <file> ${CODEC_USAGE} [--json]`,
-    about: "Print the cache's counters and sizes: stats(), summed over every thread of every process using the file. The invalidation bus counters (per process, always 0 here) are left out of the table; --json prints the whole stats() object.",
+    about: "Print the cache's counters and sizes: stats(), summed over every thread of every process using the file. threads counts the file's other users, not this command. The invalidation bus counters (per process, always 0 here) are left out of the table; --json prints the whole stats() object.",
     options: {},
   },
   verify: {
@@ -185,7 +185,10 @@ function keyFilter(prefix) {
 const RUNNERS = {
   stats({ file, values }) {
     return withCache(file, values.codec, (cache) => {
-      const stats = cache.stats();
+      // This command's own open is one of the threads using the file: the
+      // count it reports is of the file's other users.
+      const own = cache.stats();
+      const stats = { ...own, threads: Math.max(0, own.threads - 1) };
       return { result: stats, text: statsText(file, stats) };
     });
   },
@@ -223,7 +226,8 @@ const RUNNERS = {
 /** Runs `arenacache cache <rest...>`. */
 export async function runCacheCommand(rest) {
   const [name, ...args] = rest;
-  if (name === undefined || name === '-h' || name === '--help' || name === 'help') return { text: cacheHelp(), code: EXIT.ok };
+  if (name === '-h' || name === '--help' || name === 'help') return { text: cacheHelp(), code: EXIT.ok };
+  if (name === undefined) return { usage: cacheHelp(), code: EXIT.usage };
   const command = Object.hasOwn(CACHE_COMMANDS, name) ? CACHE_COMMANDS[name] : undefined;
   if (command === undefined) throw new UsageError(`unknown cache command ${JSON.stringify(name)}; run arenacache cache --help`);
   const { values, positionals, help } = parseCommand({ name: `cache ${name}`, ...command, args: 1 }, args, COMMON_OPTIONS);

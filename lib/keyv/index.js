@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import { Keyv } from 'keyv';
 import { SharedCache } from '../cache/shared-cache.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { MAX_TTL } from '../cache/options.js';
+import { MAX_TTL, MAX_TTL_WORDS } from '../cache/options.js';
 import { checkObject } from '../validate.js';
 
 function checkCacheArgument(cache) {
@@ -36,7 +36,7 @@ function cacheTtl(ttl) {
   if (ttl === undefined || ttl === 0) return undefined;
   if (typeof ttl !== 'number') throw new TypeError(`ttl must be a number of milliseconds or undefined (got ${describe(ttl)})`);
   if (!(ttl > 0 && ttl <= MAX_TTL)) {
-    throw new RangeError(`ttl must be a finite number of milliseconds > 0, or 0 or undefined for the cache's default (got ${describe(ttl)})`);
+    throw new RangeError(`ttl must be a number of milliseconds above 0 and at most ${MAX_TTL_WORDS}, or 0 or undefined for the cache's default (got ${describe(ttl)})`);
   }
   return { ttl };
 }
