@@ -9,15 +9,30 @@ import { MiB } from './helpers/units.js';
 
 const memoryRange = 'an integer from 1 MiB (1048576) to 1 TiB (1099511627776)';
 
-test('memoryBytes is required', () => {
-  assert.throws(() => new SharedCache(), {
-    name: 'TypeError',
-    message: 'options.memoryBytes is required: new SharedCache({ memoryBytes: 64 * 2 ** 20 })',
-  });
-  assert.throws(() => new SharedCache({}), {
-    name: 'TypeError',
-    message: `options.memoryBytes is required: ${memoryRange}`,
-  });
+test('memoryBytes has a default: 64 MiB, or room for max entries of 1 KiB (1 MiB to 1 GiB)', () => {
+  const memoryOf = (options) => {
+    const cache = new SharedCache(options);
+    const { memoryBytes } = cache.stats();
+    cache.close();
+    return memoryBytes;
+  };
+  assert.equal(memoryOf(), 64 * MiB);
+  assert.equal(memoryOf({}), 64 * MiB);
+  assert.equal(memoryOf({ ttl: 1000 }), 64 * MiB);
+  // An lru-cache user's first line works, and the entry limit is what bounds it.
+  const small = new SharedCache({ max: 500 });
+  for (let i = 0; i < 600; i++) small.set(`k${i}`, { id: i, name: `user ${i}` });
+  assert.equal(small.size, 500);
+  assert.equal(small.stats().memoryBytes, MiB);
+  small.close();
+  assert.equal(memoryOf({ max: 10_000 }), 10 * MiB);
+  assert.equal(memoryOf({ max: 100_000 }), 98 * MiB);
+  assert.equal(memoryOf({ max: 2_000_000 }), 1024 * MiB);
+  // Beyond 1 GiB the derived size stops: a max it cannot index is the max's error.
+  assert.throws(() => new SharedCache({ max: 2 ** 32 }), { name: 'RangeError', message: /^options\.max \(4294967296\) needs a dictionary of \d+ bytes, more than half of options\.memoryBytes \(1073741824\); lower max or raise memoryBytes$/ });
+  assert.equal(memoryOf({ max: 500, memoryBytes: 4 * MiB }), 4 * MiB);
+  // A bad max is reported as such, not as a bad derived memoryBytes.
+  assert.throws(() => new SharedCache({ max: -1 }), { name: 'RangeError', message: /^options\.max must be/ });
 });
 
 test('memoryBytes must be an integer in range', () => {

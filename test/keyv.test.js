@@ -283,11 +283,10 @@ test('constructor and createKeyv arguments are checked', () => {
     assert.throws(() => new KeyvArenaCache(value), { name: 'TypeError', message: expected(got) });
   }
   assert.throws(() => new KeyvArenaCache(new Keyv()), { name: 'TypeError', message: expected('an instance of Keyv') });
-  // Options are SharedCache's, checked by it.
-  assert.throws(() => new KeyvArenaCache({}), {
-    name: 'TypeError',
-    message: 'options.memoryBytes is required: an integer from 1 MiB (1048576) to 1 TiB (1099511627776)',
-  });
+  // Options are SharedCache's, checked by it (memoryBytes has a default).
+  const defaulted = new KeyvArenaCache({});
+  assert.equal(defaulted.cache.stats().memoryBytes, 64 * MiB);
+  defaulted.cache.close();
   assert.throws(() => new KeyvArenaCache({ memoryBytes: MiB, namespace: 'x' }), {
     name: 'TypeError',
     message: 'options.namespace is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache',

@@ -193,8 +193,8 @@ export interface SharedCacheSettings {
 
 /** Options of `new SharedCache(options)`. Unknown names are a TypeError. */
 export interface SharedCacheOptions extends SharedCacheSettings {
-  /** Bytes of shared memory for the whole cache, 1 MiB to 1 TiB. Required. */
-  memoryBytes: number;
+  /** Bytes of shared memory for the whole cache, 1 MiB to 1 TiB. Default: 64 MiB, or with `max` room for `max` entries of 1 KiB (1 MiB to 1 GiB). */
+  memoryBytes?: number | undefined;
 }
 
 /** Options of `SharedCache.attach(handle, options)`. */
@@ -472,7 +472,7 @@ export declare class SharedCache<K extends CacheKey = CacheKey, V = unknown> imp
   #private;
 
   /** Creates a cache in a new SharedArrayBuffer of `options.memoryBytes` bytes. */
-  constructor(options: SharedCacheOptions);
+  constructor(options?: SharedCacheOptions);
 
   /**
    * Attaches to a cache created in another thread, from its `handle` (or

@@ -2,7 +2,7 @@
 // options into errors that name the option and what was expected.
 
 import { describe } from '../errors.js';
-import { checkBoolean, checkInteger, checkObject, integerRange, rejectUnknown, withDefaults } from '../validate.js';
+import { checkBoolean, checkInteger, checkObject, rejectUnknown, withDefaults } from '../validate.js';
 import { DEFAULT_LOCK_WAIT_MS, MAX_KEY_BYTES_LIMIT, MAX_LOCK_WAIT_MS, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/common/layout.js';
 import { checkArenaFileMode, FILE_OPTION_DEFAULTS, MEMORY_BYTES_RANGE, splitFileOptions } from '../arena/common/file-options.js';
 import { checkCodec, msgpackCodec } from './codec.js';
@@ -14,7 +14,7 @@ export const MAX_NEAR_CACHE = 2 ** 24;
 
 /** Every option of `new SharedCache(options)` with its default. */
 export const DEFAULTS = Object.freeze({
-  /** Bytes of shared memory for the whole cache (required). */
+  /** Bytes of shared memory for the whole cache; left out: 64 MiB, or room for `max` entries (see defaultMemoryBytes). SharedCache.open() needs it only to create a file. */
   memoryBytes: undefined,
   /** Most entries to hold; 0 means bounded by memory only. */
   max: 0,
@@ -74,17 +74,33 @@ export function checkStaleWindow(value, name) {
   checkDuration(value, name, 'no stale window');
 }
 
+/**
+ * memoryBytes when the options leave it out (the constructor only; a new
+ * arena file needs it given). Without `max`: 64 MiB, memcached's default
+ * memory limit, and virtual until written (a SharedArrayBuffer's pages cost
+ * nothing until touched). With `max`: room for `max` entries of 1 KiB
+ * (key, value and record together), from 1 MiB to 1 GiB, so that
+ * `new SharedCache({ max: 500 })`, an lru-cache user's first line, makes a
+ * cache whose entry limit is what bounds it for ordinary values.
+ */
+export const DEFAULT_MEMORY_BYTES = 64 * 2 ** 20;
+/** The bytes per entry defaultMemoryBytes() assumes for `max` entries. */
+export const MEMORY_BYTES_PER_MAX_ENTRY = 1024;
+const MIB_BYTES = 2 ** 20;
+
+/** The memoryBytes a cache gets without the option (see DEFAULT_MEMORY_BYTES). */
+export function defaultMemoryBytes(max) {
+  if (max === 0) return DEFAULT_MEMORY_BYTES;
+  const bytes = Math.ceil((max * MEMORY_BYTES_PER_MAX_ENTRY) / MIB_BYTES) * MIB_BYTES;
+  return Math.min(1024 * MIB_BYTES, Math.max(MIN_MEMORY_BYTES, bytes));
+}
+
 /** Validated options for `new SharedCache(options)`, defaults filled in. */
-export function resolveOptions(options) {
-  if (options === undefined) {
-    throw new TypeError('options.memoryBytes is required: new SharedCache({ memoryBytes: 64 * 2 ** 20 })');
-  }
+export function resolveOptions(options = {}) {
   const resolved = withDefaults(options, DEFAULTS, 'options');
-  if (resolved.memoryBytes === undefined) {
-    throw new TypeError(`options.memoryBytes is required: ${integerRange(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE)}`);
-  }
-  checkInteger(resolved.memoryBytes, 'options.memoryBytes', MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE);
   checkInteger(resolved.max, 'options.max', 0, 2 ** 32, { from: '0 (no limit)', to: '2^32' });
+  if (resolved.memoryBytes === undefined) resolved.memoryBytes = defaultMemoryBytes(resolved.max);
+  checkInteger(resolved.memoryBytes, 'options.memoryBytes', MIN_MEMORY_BYTES, MAX_MEMORY_BYTES, MEMORY_BYTES_RANGE);
   checkTtl(resolved.ttl, 'options.ttl');
   checkStaleWindow(resolved.staleWhileRevalidate, 'options.staleWhileRevalidate');
   if (typeof resolved.policy !== 'string') {

@@ -77,9 +77,8 @@ const jsonCodec: Codec<object> = {
 };
 new SharedCache({ memoryBytes: 2 ** 20, codec: jsonCodec });
 
-// @ts-expect-error memoryBytes is required
+// memoryBytes has a default (64 MiB, or room for `max` entries).
 new SharedCache({ max: 10 });
-// @ts-expect-error options are required
 new SharedCache();
 // @ts-expect-error unknown option (the code throws "did you mean memoryBytes?")
 new SharedCache({ memorybytes: 2 ** 20 });

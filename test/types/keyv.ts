@@ -49,7 +49,7 @@ async function keyvUsage(): Promise<void> {
 
   // @ts-expect-error neither a SharedCache nor its options
   new KeyvArenaCache(new Map());
-  // @ts-expect-error the options of a new cache need memoryBytes
+  // The options of a new cache: memoryBytes has a default.
   new KeyvArenaCache({ ttl: 1000 });
   // @ts-expect-error unknown SharedCache option
   new KeyvArenaCache({ memoryBytes: 2 ** 20, namespace: 'sessions' });
