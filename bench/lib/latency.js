@@ -2,6 +2,7 @@
 // (HDR, three significant digits), as lib/cache/latency.js keeps them.
 
 import { createHistogram } from 'node:perf_hooks';
+import { summary } from '../../lib/cache/latency.js';
 import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 /** { samples, avgUs, p50Us, p99Us, maxUs } of per-operation times in ms (or null for none). */
@@ -10,13 +11,7 @@ export function summarizeLatency(samplesMs) {
   const histogram = createHistogram();
   // In nanoseconds: a histogram holds whole numbers of 1 or more.
   for (const ms of samplesMs) histogram.record(Math.max(1, Math.round(ms * 1e6)));
-  return {
-    samples: histogram.count,
-    avgUs: histogram.mean / 1000,
-    p50Us: histogram.percentile(50) / 1000,
-    p99Us: histogram.percentile(99) / 1000,
-    maxUs: histogram.max / 1000,
-  };
+  return summary(histogram);
 }
 
 /** `count` seeded random indexes below `n`. */
