@@ -9,11 +9,14 @@
 // Environment (names and defaults): BENCH_ENTRIES (20000),
 // BENCH_SET_OPS (50000), BENCH_GET_OPS (100000), BENCH_PAYLOADS
 // (64,512,1024,4096); and BENCH_WORKERS (1,2,4), BENCH_POLICIES (hybrid),
-// BENCH_LATENCY_OPS (20000), BENCH_QUICK=1 (a quick run:
+// BENCH_LATENCY_OPS (20000), BENCH_RUNS (3: each single-thread scenario
+// runs that many times, stores in rotating order, and every ratio is shown
+// as the median with its range over the runs), BENCH_QUICK=1 (a quick run:
 // 2000/2000/4000, payload 64, workers 1,2), BENCH_JSON=path or --json path,
 // BENCH_CHART=path or --chart path (SVG; default next to the JSON).
 
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { POLICY_NAMES } from '../lib/arena/common/layout.js';
@@ -35,7 +38,10 @@ const config = {
   workers: intList('BENCH_WORKERS', quick ? [1, 2] : [1, 2, 4]),
   policies: (process.env.BENCH_POLICIES ?? 'hybrid').split(',').map((name) => name.trim()),
   latencyOps: positiveInt('BENCH_LATENCY_OPS', quick ? 2000 : 20_000),
+  runs: positiveInt('BENCH_RUNS', 3),
 };
+/** Ratios that move more than this (max / min over the runs) make a run too noisy to trust. */
+const NOISY_SPREAD = 1.25;
 for (const policy of config.policies) {
   if (!POLICY_NAMES.includes(policy)) throw new RangeError(`BENCH_POLICIES must list policies from ${POLICY_NAMES.join(', ')} (got "${policy}")`);
 }
@@ -46,7 +52,7 @@ const chartPath = chartFlag >= 0 ? process.argv[chartFlag + 1] : (process.env.BE
 const singleFile = fileURLToPath(new URL('./scenarios/single.js', import.meta.url));
 const workersFile = fileURLToPath(new URL('./scenarios/workers.js', import.meta.url));
 const stores = [...config.policies.map((policy) => ({ store: 'arenacache', policy })), ...PEERS.map((store) => ({ store, policy: null }))];
-const total = config.payloads.length * (stores.length + config.workers.length * (config.policies.length + 1));
+const total = config.payloads.length * (stores.length * config.runs + config.workers.length * (config.policies.length + 1));
 let done = 0;
 const started = performance.now();
 function runScenario(file, settings, name) {
@@ -62,10 +68,26 @@ const machine = describeMachine();
 const single = [];
 const workers = [];
 for (const payload of config.payloads) {
-  for (const { store, policy } of stores) {
-    const row = runScenario(singleFile, { store, policy, payload, entries: config.entries, setOps: config.setOps, getOps: config.getOps, latencyOps: config.latencyOps }, `${label(store, policy)}, ${payload} B`);
-    single.push({ ...row, label: label(store, policy), setOpsPerSecond: config.setOps / (row.setMs / 1000), getOpsPerSecond: config.getOps / (row.getMs / 1000), opsPerSecond: (config.setOps + config.getOps) / (row.elapsedMs / 1000) });
+  // Every store runs config.runs times, in an order that rotates, so that a
+  // slow moment of a shared machine does not always fall on the same store;
+  // each ratio is taken within one run, and its median and range reported.
+  const runsOf = stores.map(() => []);
+  for (let run = 0; run < config.runs; run++) {
+    for (let i = 0; i < stores.length; i++) {
+      const index = (i + run) % stores.length;
+      const { store, policy } = stores[index];
+      const row = runScenario(singleFile, { store, policy, payload, entries: config.entries, setOps: config.setOps, getOps: config.getOps, latencyOps: config.latencyOps }, `${label(store, policy)}, ${payload} B, run ${run + 1}/${config.runs}`);
+      runsOf[index][run] = { ...row, label: label(store, policy), setOpsPerSecond: config.setOps / (row.setMs / 1000), getOpsPerSecond: config.getOps / (row.getMs / 1000), opsPerSecond: (config.setOps + config.getOps) / (row.elapsedMs / 1000) };
+    }
   }
+  const arenaRuns = runsOf[0];
+  stores.forEach((_, index) => {
+    const runs = runsOf[index];
+    const ratios = (field) => runs.map((row, run) => row[field] / arenaRuns[run][field]);
+    // The run whose get rate is the median stands for the store in the tables.
+    const middle = [...runs].sort((a, b) => a.getOpsPerSecond - b.getOpsPerSecond)[Math.floor(runs.length / 2)];
+    single.push({ ...middle, runs: runs.length, setRatios: ratios('setOpsPerSecond'), getRatios: ratios('getOpsPerSecond') });
+  });
   for (const count of config.workers) {
     for (const mode of [...config.policies.map((policy) => ({ mode: 'arenacache', policy })), { mode: 'lru-cache', policy: null }]) {
       const name = mode.mode === 'arenacache' ? `${label('arenacache', mode.policy)} shared` : 'lru-cache per worker';
@@ -76,6 +98,14 @@ for (const payload of config.payloads) {
 }
 clearProgress();
 
+/** The median of a run's ratios, with their range when there were several runs: "0.52 (0.48-0.61)". */
+function ratioText(ratios) {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const middle = sorted[Math.floor(sorted.length / 2)].toFixed(2);
+  return sorted.length === 1 ? middle : `${middle} (${sorted[0].toFixed(2)}-${sorted[sorted.length - 1].toFixed(2)})`;
+}
+/** The largest max / min of any ratio over the runs. */
+const worstSpread = Math.max(1, ...single.flatMap((row) => [row.setRatios, row.getRatios]).map((ratios) => Math.max(...ratios) / Math.min(...ratios)));
 const MiB = 2 ** 20;
 const mib = (bytes) => (bytes / MiB).toFixed(1);
 const us = (x) => (x === undefined || x === null ? '-' : x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -87,8 +117,7 @@ console.log(
 );
 for (const payload of config.payloads) {
   const rows = single.filter((row) => row.payload === payload);
-  const arena = rows.find((row) => row.store === 'arenacache');
-  console.log(`Payload ${payload} B — one thread: throughput (ratios: store / arenacache) and memory`);
+  console.log(`Payload ${payload} B — one thread: throughput (ratios: store / arenacache, median of ${config.runs} run(s) with their range) and memory`);
   printTable(
     rows.map((row) => ({
       store: row.label,
@@ -96,8 +125,8 @@ for (const payload of config.payloads) {
       'ops/s': formatRate(row.opsPerSecond),
       'set/s': formatRate(row.setOpsPerSecond),
       'get/s': formatRate(row.getOpsPerSecond),
-      'set ×': (row.setOpsPerSecond / arena.setOpsPerSecond).toFixed(2),
-      'get ×': (row.getOpsPerSecond / arena.getOpsPerSecond).toFixed(2),
+      'set ×': ratioText(row.setRatios),
+      'get ×': ratioText(row.getRatios),
       'RSS Δ MiB': mib(row.memory.rssDelta),
       'heap Δ MiB': mib(row.memory.heapDelta),
     })),
@@ -138,7 +167,18 @@ console.log(
   '\nLatency is timed per operation in a separate pass (each time includes ~0.05 µs of timer); ' +
     'lmdb reads with getBinaryFast and writes one putSync transaction per set (noSync).',
 );
-const result = { machine, config, single, workers };
+console.log(
+  config.runs === 1
+    ? 'One run per store: there is no spread to show; BENCH_RUNS=3 or more tells a real difference from noise.'
+    : `Ratios moved up to ${worstSpread.toFixed(2)}x between the ${config.runs} runs.`,
+);
+if (worstSpread > NOISY_SPREAD) {
+  console.log(
+    `WARNING: this machine was too noisy for these figures to mean much (a ratio moved ${worstSpread.toFixed(2)}x between runs; load average ${os.loadavg()[0].toFixed(2)} now). ` +
+      'Run again on a quiet machine, or with more BENCH_RUNS and larger BENCH_SET_OPS/BENCH_GET_OPS.',
+  );
+}
+const result = { machine, config, single, workers, worstSpread };
 if (json) {
   writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`wrote ${json}`);

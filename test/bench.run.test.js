@@ -18,6 +18,17 @@ test('npm run bench runs every scenario (warm-up, sets, gets, latency) and its c
   for (const heading of ['Payload 64 B — one thread', 'Payload 512 B — one thread', 'Worker threads', 'wrote']) assert.ok(output.includes(heading), heading);
   assert.deepEqual(result.config.policies, ['hybrid', 'lru']);
   assert.equal(result.single.length, 2 * 5, 'two payloads × (two arenacache policies + lru-cache, Map, lmdb)');
+  // Every single-thread scenario ran 3 times (BENCH_RUNS' default): ratios come with their range, and the run says how noisy it was.
+  for (const row of result.single) {
+    assert.equal(row.runs, 3);
+    assert.equal(row.getRatios.length, 3);
+    assert.equal(row.setRatios.length, 3);
+  }
+  assert.ok(result.worstSpread >= 1);
+  assert.match(output, /get × +/);
+  assert.match(output, /\d\.\d\d \(\d+\.\d\d-\d+\.\d\d\)/, 'a ratio with its range');
+  assert.match(output, /^Ratios moved up to \d+\.\d\dx between the 3 runs\.$/m);
+  if (result.worstSpread > 1.25) assert.match(output, /^WARNING: this machine was too noisy/m);
   for (const row of result.single) {
     assert.equal(row.counts.set, 500);
     assert.equal(row.counts.get, 900);
