@@ -7,6 +7,7 @@
 // over, no healthy shard reset.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'node:test';
@@ -61,6 +62,21 @@ async function startParty(t, settings) {
   return started;
 }
 
+// The pauses below signal the party by its pid here. Read before unshare has
+// forked, that pid used to come out as 0, and a SIGSTOP to pid 0 stops this
+// test's whole process group, the test runner with it: CI hung until killed.
+test('innerPid() names the process in the new namespace, never 0 or 1, even asked at once', { skip: unshareMissing() }, async (t) => {
+  const path = sharedFile(t);
+  for (let i = 0; i < 10; i++) {
+    const started = startInNamespace(party, { mode: 'hold-flight', path, key: `k${i}` });
+    t.after(() => started.kill());
+    const pid = await started.innerPid();
+    assert.ok(Number.isSafeInteger(pid) && pid > 1, `innerPid() gave ${pid}`);
+    assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /namespace-party/);
+    await started.kill();
+  }
+});
+
 for (const [what, hold, take] of [
   ['a shard lock', 'hold-lock', 'take-lock'],
   ['a fetch flight', 'hold-flight', 'take-flight'],
@@ -105,8 +121,8 @@ for (const pauses of [false, true]) {
     const many = await startParty(t, { mode: 'hammer', path, threads: 3, ms, party: 1 });
     const one = await startParty(t, { mode: 'hammer', path, threads: 1, ms, party: 2 });
     let stopper = null;
+    const pid = pauses ? await many.innerPid() : null;
     if (pauses) {
-      const pid = many.innerPid();
       stopper = setInterval(() => {
         try {
           process.kill(pid, 'SIGSTOP');
@@ -125,7 +141,13 @@ for (const pauses of [false, true]) {
     const deadline = performance.now() + ms;
     const reports = await Promise.all([many.next(), one.next()]);
     if (stopper !== null) clearInterval(stopper);
-    if (pauses) process.kill(many.innerPid(), 'SIGCONT');
+    if (pauses) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // It has exited.
+      }
+    }
     // No thread spins on after its loop: both processes exit soon after their time is up.
     const exits = await Promise.race([
       Promise.all([many.exited, one.exited]).then(() => performance.now() - deadline),

@@ -20,8 +20,8 @@ export function unshareMissing() {
 
 /**
  * Starts `node script argument` as pid 1 of a new PID namespace. Each JSON
- * line it prints on stdout arrives through next(); innerPid() is its pid as
- * this namespace numbers it (to stop or kill it); kill() ends it (unshare
+ * line it prints on stdout arrives through next(); innerPid() resolves to its
+ * pid as this namespace numbers it (to stop or kill it); kill() ends it (unshare
  * --kill-child passes SIGKILL on) and resolves once unshare has exited.
  */
 export function startInNamespace(script, argument) {
@@ -41,9 +41,24 @@ export function startInNamespace(script, argument) {
       if (message.error !== undefined) throw new Error(`the process in a new PID namespace failed: ${message.error}`);
       return message;
     },
-    innerPid() {
-      const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/);
-      return Number(children[0]);
+    /**
+     * Its pid as this namespace numbers it, once unshare has forked it (waits
+     * up to 10 s). Never 0 or 1: process.kill(0, ...) would signal this test's
+     * own process group, and a SIGSTOP there stops the test runner for good.
+     */
+    async innerPid() {
+      const children = `/proc/${child.pid}/task/${child.pid}/children`;
+      for (const started = performance.now(); ; await new Promise((resolve) => setTimeout(resolve, 5))) {
+        let pid = Number.NaN;
+        try {
+          pid = Number(readFileSync(children, 'utf8').trim().split(/\s+/)[0] || Number.NaN);
+        } catch {
+          // unshare has exited, or not yet started.
+        }
+        if (Number.isSafeInteger(pid) && pid > 1) return pid;
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`unshare exited before its child could be named (${JSON.stringify(argument)})`);
+        if (performance.now() - started > 10_000) throw new Error(`unshare did not start its child within 10 s (${JSON.stringify(argument)})`);
+      }
     },
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
