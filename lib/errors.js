@@ -98,6 +98,8 @@ export const codes = Object.freeze({
   ERR_INVALIDATION_UNSUPPORTED: 'ERR_INVALIDATION_UNSUPPORTED',
   /** InvalidationBus: the Redis transport needs the ioredis package, which could not be loaded. */
   ERR_IOREDIS_MISSING: 'ERR_IOREDIS_MISSING',
+  /** createKeyv(): the keyv package could not be loaded. */
+  ERR_KEYV_MISSING: 'ERR_KEYV_MISSING',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

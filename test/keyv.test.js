@@ -11,6 +11,7 @@ import { Keyv } from 'keyv';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { createKeyv, KeyvArenaCache } from 'arenacache/keyv';
 import { MiB } from './helpers/units.js';
+import { runWithout } from './helpers/without-package.js';
 
 function newCache(options) {
   return new SharedCache({ memoryBytes: 4 * MiB, ...options });
@@ -406,4 +407,33 @@ test('without Keyv (no error listener) a failing call only rejects', async () =>
   await assert.rejects(store.set('k', 'v'), closed);
   await assert.rejects(store.clear(), closed);
   await assert.rejects(store.iterator().next(), closed);
+});
+
+test('without keyv installed, arenacache/keyv loads, the adapter works and createKeyv() says how to get keyv', () => {
+  const result = runWithout(
+    'keyv',
+    `const { createKeyv, KeyvArenaCache } = await import(libUrl + 'keyv/index.js');
+     const store = new KeyvArenaCache({ memoryBytes: 2 ** 20 });
+     await store.set('k', 'v');
+     const stored = await store.get('k');
+     try { createKeyv({ memoryBytes: 2 ** 20 }); console.log(JSON.stringify({ stored, created: true })); }
+     catch (error) { console.log(JSON.stringify({ stored, name: error.name, code: error.code, message: error.message })); }`,
+  );
+  assert.deepEqual(result, {
+    stored: 'v',
+    name: 'ArenaCacheError',
+    code: 'ERR_KEYV_MISSING',
+    message: 'createKeyv() needs the keyv package, which could not be loaded; install it with "npm install keyv"',
+  });
+});
+
+test("createKeyv() makes an instance of the Keyv class the user's own import gives, in ESM and in CommonJS", async () => {
+  const cache = newCache();
+  const keyv = createKeyv(cache);
+  assert.ok(keyv instanceof Keyv, 'createKeyv() gave an instance of another copy of Keyv than import { Keyv } from "keyv"');
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const fromRequire = require('arenacache/keyv').createKeyv(cache);
+  assert.ok(fromRequire instanceof Keyv);
+  cache.close();
 });

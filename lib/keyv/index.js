@@ -10,11 +10,11 @@
 // iterator() to the namespace Keyv assigns to `store.namespace`.
 
 import { EventEmitter } from 'node:events';
-import { Keyv } from 'keyv';
 import { SharedCache } from '../cache/shared-cache.js';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { MAX_TTL, MAX_TTL_WORDS } from '../cache/options.js';
 import { checkObject } from '../validate.js';
+import { requireOptional } from '../optional-require.js';
 
 function checkCacheArgument(cache) {
   if (cache instanceof SharedCache) {
@@ -209,13 +209,17 @@ export class KeyvArenaCache extends EventEmitter {
  * adapter's (Keyv wires iterators only for its own adapters).
  * @param {SharedCache | import('../cache/options.js').DEFAULTS} cache as for `new KeyvArenaCache(cache)`
  * @param {import('keyv').KeyvOptions} [keyvOptions] Keyv's options, without store
- * @returns {Keyv}
+ * @returns {import('keyv').Keyv}
  */
 export function createKeyv(cache, keyvOptions = {}) {
   checkObject(keyvOptions, 'keyvOptions');
   if (Object.hasOwn(keyvOptions, 'store')) {
     throw new TypeError('keyvOptions.store must not be given: createKeyv() makes the store from its first argument');
   }
+  // Loaded here, not imported above: the adapter itself works without keyv
+  // (a user who writes new Keyv({ store }) has it), and its absence is then
+  // ERR_KEYV_MISSING, not a raw ERR_MODULE_NOT_FOUND at import.
+  const { Keyv } = requireOptional('keyv', codes.ERR_KEYV_MISSING, 'createKeyv()');
   const store = new KeyvArenaCache(cache);
   let keyv;
   try {
