@@ -16,7 +16,6 @@
 // BENCH_CHART=path or --chart path (SVG; default next to the JSON).
 
 import { execFileSync } from 'node:child_process';
-import os from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { POLICY_NAMES } from '../lib/arena/common/layout.js';
@@ -26,6 +25,7 @@ import { formatRate, printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { PEERS } from './scenarios/stores.js';
 import { progressReporter } from './lib/progress.js';
+import { SpreadTracker } from './lib/spread.js';
 
 const { progress, done: clearProgress } = progressReporter();
 
@@ -41,7 +41,6 @@ const config = {
   runs: positiveInt('BENCH_RUNS', 3),
 };
 /** Ratios that move more than this (max / min over the runs) make a run too noisy to trust. */
-const NOISY_SPREAD = 1.25;
 for (const policy of config.policies) {
   if (!POLICY_NAMES.includes(policy)) throw new RangeError(`BENCH_POLICIES must list policies from ${POLICY_NAMES.join(', ')} (got "${policy}")`);
 }
@@ -98,14 +97,7 @@ for (const payload of config.payloads) {
 }
 clearProgress();
 
-/** The median of a run's ratios, with their range when there were several runs: "0.52 (0.48-0.61)". */
-function ratioText(ratios) {
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const middle = sorted[Math.floor(sorted.length / 2)].toFixed(2);
-  return sorted.length === 1 ? middle : `${middle} (${sorted[0].toFixed(2)}-${sorted[sorted.length - 1].toFixed(2)})`;
-}
-/** The largest max / min of any ratio over the runs. */
-const worstSpread = Math.max(1, ...single.flatMap((row) => [row.setRatios, row.getRatios]).map((ratios) => Math.max(...ratios) / Math.min(...ratios)));
+const spread = new SpreadTracker();
 const MiB = 2 ** 20;
 const mib = (bytes) => (bytes / MiB).toFixed(1);
 const us = (x) => (x === undefined || x === null ? '-' : x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -125,8 +117,8 @@ for (const payload of config.payloads) {
       'ops/s': formatRate(row.opsPerSecond),
       'set/s': formatRate(row.setOpsPerSecond),
       'get/s': formatRate(row.getOpsPerSecond),
-      'set ×': ratioText(row.setRatios),
-      'get ×': ratioText(row.getRatios),
+      'set ×': spread.ratio(row.setRatios),
+      'get ×': spread.ratio(row.getRatios),
       'RSS Δ MiB': mib(row.memory.rssDelta),
       'heap Δ MiB': mib(row.memory.heapDelta),
     })),
@@ -167,17 +159,8 @@ console.log(
   '\nLatency is timed per operation in a separate pass (each time includes ~0.05 µs of timer); ' +
     'lmdb reads with getBinaryFast and writes one putSync transaction per set (noSync).',
 );
-console.log(
-  config.runs === 1
-    ? 'One run per store: there is no spread to show; BENCH_RUNS=3 or more tells a real difference from noise.'
-    : `Ratios moved up to ${worstSpread.toFixed(2)}x between the ${config.runs} runs.`,
-);
-if (worstSpread > NOISY_SPREAD) {
-  console.log(
-    `WARNING: this machine was too noisy for these figures to mean much (a ratio moved ${worstSpread.toFixed(2)}x between runs; load average ${os.loadavg()[0].toFixed(2)} now). ` +
-      'Run again on a quiet machine, or with more BENCH_RUNS and larger BENCH_SET_OPS/BENCH_GET_OPS.',
-  );
-}
+spread.report(config.runs, 'more BENCH_RUNS and larger BENCH_SET_OPS/BENCH_GET_OPS', 'runs');
+const worstSpread = spread.worst;
 const result = { machine, config, single, workers, worstSpread };
 if (json) {
   writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);

@@ -14,12 +14,13 @@
 
 import { writeFileSync } from 'node:fs';
 import { intList, jsonPath, positiveInt } from './lib/env.js';
-import { formatRate, printTable, ratio } from './lib/format.js';
+import { formatRate, printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { memoryEfficiency } from './lib/memory-efficiency.js';
 import { multiThread } from './lib/multi-thread.js';
 import { singleThread } from './lib/single-thread.js';
 import { progressReporter } from './lib/progress.js';
+import { roundRatios, SpreadTracker } from './lib/spread.js';
 
 const { progress, done: clearProgress } = progressReporter();
 
@@ -33,7 +34,7 @@ const config = {
   memoryMiB: positiveInt('BENCH_MEMORY_MIB', 64),
 };
 const json = jsonPath();
-
+const spread = new SpreadTracker();
 
 const machine = describeMachine();
 console.log(`arenacache core benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);
@@ -51,7 +52,7 @@ for (const payload of config.payloads) {
   single.push({ payload, ...result });
 }
 clearProgress();
-console.log('Single thread (ops/s; ratios are arenacache / peer)');
+console.log(`Single thread (ops/s, median of ${config.rounds} rounds; ratios are arenacache / peer, each round's own, median with range)`);
 printTable(
   single.map((r) => ({
     payload: `${r.payload} B`,
@@ -59,13 +60,13 @@ printTable(
     'lru get': formatRate(r['lru-cache get']),
     'Map get': formatRate(r['Map get']),
     'lmdb get': formatRate(r['lmdb getBinaryFast']),
-    'get/lru': ratio(r['arenacache get'], r['lru-cache get']),
-    'get/lmdb': ratio(r['arenacache get'], r['lmdb getBinaryFast']),
+    'get/lru': spread.ratio(roundRatios(r.samples['arenacache get'], r.samples['lru-cache get'])),
+    'get/lmdb': spread.ratio(roundRatios(r.samples['arenacache get'], r.samples['lmdb getBinaryFast'])),
     'arena set': formatRate(r['arenacache set']),
     'lru set': formatRate(r['lru-cache set']),
     'lmdb set': formatRate(r['lmdb putSync (txn)']),
-    'set/lru': ratio(r['arenacache set'], r['lru-cache set']),
-    'set/lmdb': ratio(r['arenacache set'], r['lmdb putSync (txn)']),
+    'set/lru': spread.ratio(roundRatios(r.samples['arenacache set'], r.samples['lru-cache set'])),
+    'set/lmdb': spread.ratio(roundRatios(r.samples['arenacache set'], r.samples['lmdb putSync (txn)'])),
   })),
 );
 
@@ -86,9 +87,9 @@ printTable(
     workers: row.workers,
     op: row.op,
     arena: formatRate(row.arena),
-    [`arena vs ${config.workers[0]} worker(s)`]: ratio(row.arena, base(row.op).arena),
+    [`arena vs ${config.workers[0]} worker(s)`]: (row.arena / base(row.op).arena).toFixed(2),
     'lru-cache (private)': formatRate(row.lru),
-    'arena/lru': ratio(row.arena, row.lru),
+    'arena/lru': spread.ratio(roundRatios(row.arenaRuns, row.lruRuns)),
   })),
 );
 
@@ -101,7 +102,10 @@ clearProgress();
 console.log('\nMemory efficiency when full (live key+value bytes / memoryBytes)');
 printTable(memory.map((m) => ({ values: `${m.valueBytes} B`, entries: m.entries, efficiency: `${(m.efficiency * 100).toFixed(1)}%` })));
 
+console.log('');
+spread.report(config.rounds, 'more BENCH_ROUNDS and a longer BENCH_TIME_MS');
+
 if (json) {
-  writeFileSync(json, `${JSON.stringify({ machine, config, single, multi, memory }, null, 2)}\n`);
+  writeFileSync(json, `${JSON.stringify({ machine, config, single, multi, memory, worstSpread: spread.worst }, null, 2)}\n`);
   console.log(`\nwrote ${json}`);
 }

@@ -27,7 +27,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { intList, jsonPath, nameList, percentList, positiveInt, positiveNumber } from './lib/env.js';
-import { formatRate, printTable, ratio } from './lib/format.js';
+import { formatRate, printTable } from './lib/format.js';
+import { roundRatios, SpreadTracker } from './lib/spread.js';
 import { KINDS, nearCacheSupport } from './lib/hot-workload.js';
 import { describeMachine } from './lib/machine.js';
 import { progressReporter } from './lib/progress.js';
@@ -93,6 +94,7 @@ if (near.supported) {
 }
 console.log("lmdb: noSync, uncompressed; objects in msgpack with shared structures (get), strings as 'string' (get), Buffers as 'binary' (getBinaryFast); a batch of 1000 mixed operations runs in one transactionSync\n");
 
+const spread = new SpreadTracker();
 const singles = results.filter((r) => r.single).flatMap((r) => r.single.map((row) => ({ kind: r.kind, ...row })));
 if (singles.length > 0) {
   const arenas = near.supported ? ['arenacache+near', 'arenacache'] : ['arenacache'];
@@ -105,15 +107,18 @@ if (singles.length > 0) {
       ...Object.fromEntries([...arenas, 'lru-cache', 'Map', 'lmdb'].map((name) => [short[name], formatRate(row.ops[name])])),
     })),
   );
-  console.log('\nSingle thread, ratios');
+  console.log("\nSingle thread, ratios (each round's own; median, range in brackets)");
+  const ratioOf = (row, a, b) => spread.ratio(roundRatios(row.samples[a], row.samples[b]));
   printTable(
     singles.map((row) => {
       const cells = { value: labelOf(row.kind), mix: mixLabel(row.getPercent) };
-      for (const arena of arenas) for (const peer of ['lru-cache', 'Map', 'lmdb']) cells[`${short[arena]}/${short[peer]}`] = ratio(row.ops[arena], row.ops[peer]);
-      if (near.supported) cells['near/arena'] = ratio(row.ops['arenacache+near'], row.ops.arenacache);
+      for (const arena of arenas) for (const peer of ['lru-cache', 'Map', 'lmdb']) cells[`${short[arena]}/${short[peer]}`] = ratioOf(row, arena, peer);
+      if (near.supported) cells['near/arena'] = ratioOf(row, 'arenacache+near', 'arenacache');
       return cells;
     }),
   );
+  console.log('');
+  spread.report(config.rounds, 'more BENCH_ROUNDS and a longer BENCH_TIME_MS');
 }
 
 console.log('\nSharedCache stats() at the end of each kind (the cache must hold every key: no evictions)');
@@ -166,6 +171,6 @@ if (memory.length > 0) {
 }
 
 if (json) {
-  writeFileSync(json, `${JSON.stringify({ machine, config, nearCache: { supported: near.supported, entries: config.nearCache, reason: near.reason }, single: singles, stats: results.map((r) => ({ kind: r.kind, ...r.stats })), threads, memory }, null, 2)}\n`);
+  writeFileSync(json, `${JSON.stringify({ machine, config, nearCache: { supported: near.supported, entries: config.nearCache, reason: near.reason }, single: singles, worstSpread: spread.worst, stats: results.map((r) => ({ kind: r.kind, ...r.stats })), threads, memory }, null, 2)}\n`);
   console.log(`\nwrote ${json}`);
 }

@@ -10,6 +10,9 @@ test('the core benchmark runs end to end and reports every figure (tiny sizes; s
   assert.match(output, /Single thread/);
   assert.match(output, /Workers, 64 B/);
   assert.match(output, /Memory efficiency/);
+  // One round: no range to show, and the output says so instead of a spread.
+  assert.match(output, /^One round only: there is no spread to show/m);
+  assert.equal(result.worstSpread, 1);
   assert.equal(result.machine.cores > 0, true);
   assert.deepEqual(result.single.map((row) => row.payload), [64, 1024]);
   for (const row of result.single) {
@@ -31,4 +34,13 @@ test('the core benchmark rejects bad settings with a message naming the variable
     ['BENCH_PAYLOADS', '64,abc', 'BENCH_PAYLOADS must be a comma-separated list of positive integers (got "64,abc")'],
     ['BENCH_ENTRIES', '-3', 'BENCH_ENTRIES must be a positive integer (got "-3")'],
   ]);
+});
+
+test('with several rounds, every core ratio shows its range and the run says how far ratios moved', () => {
+  const { output, result } = runBench('core.js', { BENCH_ENTRIES: '300', BENCH_PAYLOADS: '64', BENCH_WORKERS: '1', BENCH_TIME_MS: '10', BENCH_ROUNDS: '3', BENCH_WORKER_MS: '30', BENCH_MEMORY_MIB: '2' });
+  assert.match(output, /\d\.\d\d \(\d+\.\d\d-\d+\.\d\d\)/, 'a ratio with its range');
+  assert.match(output, /^Ratios moved up to \d+\.\d\dx between the 3 rounds\.$/m);
+  assert.ok(result.worstSpread >= 1);
+  if (result.worstSpread > 1.25) assert.match(output, /^WARNING: this machine was too noisy/m);
+  else assert.doesNotMatch(output, /WARNING/);
 });

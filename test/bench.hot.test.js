@@ -19,6 +19,8 @@ test('the hot-path benchmark runs end to end and reports every figure (tiny size
   );
   assert.equal(stderr, '', 'no progress lines (nor their escape codes) when stderr is not a terminal');
   assert.doesNotMatch(output, /NaN|n\/a|undefined/);
+  assert.match(output, /^One round only: there is no spread to show/m);
+  assert.equal(result.worstSpread, 1);
   assert.equal(result.nearCache.supported, near.supported);
   assert.equal(result.nearCache.entries, NEAR);
   if (near.supported) assert.match(output, new RegExp(`near cache: nearCache ${NEAR} entries per SharedCache instance`));

@@ -50,8 +50,18 @@ export async function multiThread({ entries, payload, workerCounts, durationMs, 
       let hitRatio = null;
       for (let round = 0; round < rounds; round++) {
         progress?.(`${workers} worker(s), ${op}, round ${round + 1}/${rounds}`);
-        const shared = await runWorkers({ mode: 'arena', op, handle: cache.handle, workers, entries, payload, durationMs });
-        const own = await runWorkers({ mode: 'lru', op, handle: null, workers, entries, payload, durationMs });
+        // Which goes first alternates, so a slow moment does not always fall on the same one.
+        const runArena = () => runWorkers({ mode: 'arena', op, handle: cache.handle, workers, entries, payload, durationMs });
+        const runLru = () => runWorkers({ mode: 'lru', op, handle: null, workers, entries, payload, durationMs });
+        let shared;
+        let own;
+        if (round % 2 === 0) {
+          shared = await runArena();
+          own = await runLru();
+        } else {
+          own = await runLru();
+          shared = await runArena();
+        }
         arena.push(shared.opsPerSecond);
         lru.push(own.opsPerSecond);
         hitRatio = shared.hitRatio;
