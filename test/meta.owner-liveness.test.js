@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import test from 'node:test';
@@ -26,6 +26,15 @@ const ZOMBIE_PARENT = fixture('zombie-parent.js');
 const environment = (native) => (native ? { ...process.env, ARENACACHE_NATIVE: '' } : { ...process.env, ARENACACHE_NATIVE: 'off' });
 
 /** Fields of /proc/<pid>/stat after the command name: [0] is the state (field 3), [19] the start time (field 22). */
+/** How many threads of `pid` /proc still lists. */
+function threadCount(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
+}
+
 function procStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -74,8 +83,12 @@ async function zombieOwner(t, file, native) {
   assert.equal(await next(), 'open');
   const start = procStat(pid)[19];
   process.kill(pid, 'SIGKILL');
-  for (let waited = 0; procStat(pid)?.[0] !== 'Z'; waited += 10) {
-    assert.ok(waited < 10_000, `process ${pid} did not become a zombie`);
+  // Dead means every thread gone, not only the main one: a killed process's
+  // main thread shows "Z" while its other threads may still be exiting and
+  // holding its files (and with them the owner lock). Its last thread
+  // closes them; then /proc lists the main thread alone.
+  for (let waited = 0; procStat(pid)?.[0] !== 'Z' || threadCount(pid) !== 1; waited += 10) {
+    assert.ok(waited < 10_000, `process ${pid} did not become a zombie whose threads have all exited`);
     await sleep(10);
   }
   // What the old liveness check saw: the pid answers kill(pid, 0), with the start time the owner recorded.
