@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { nativeAvailable, nativeUnavailableReason } from '../lib/native/addon.js';
@@ -130,6 +131,64 @@ test('a live holder that keeps the lock past lockWaitMs: gets miss, writes fail 
   assert.equal(cache.get('k'), 'v');
   assert.equal(cache.stats().lockRecoveries, 0);
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});
+
+test('a live holder given up on stays given up on after a pause: later calls return at once and the warning comes once per holding', { skip: !nativeAvailable && 'native addon unavailable' }, async (t) => {
+  const cache = new SharedCache({ memoryBytes: MiB, shards: 1, lockLeaseMs: 100, lockWaitMs: 300 });
+  t.after(() => cache.close());
+  const warnings = [];
+  const onWarning = (warning) => warnings.push(warning.message);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  const { worker, wake } = await lockedBy(cache);
+  let released = false;
+  t.after(async () => {
+    if (released) return;
+    Atomics.store(wake, 0, 1);
+    Atomics.notify(wake, 0);
+    await worker.terminate();
+  });
+  assert.equal(cache.get('k'), undefined);
+  // A thread that looks again only after a while (a busy event loop, a
+  // loaded machine) sees the same holding: it must not wait the bound again
+  // nor warn again, and the warning's age must be the holding's.
+  for (const pauseMs of [500, 1500]) {
+    await sleep(pauseMs);
+    const started = performance.now();
+    assert.equal(cache.get('k'), undefined);
+    assert.throws(() => cache.set('k', 'v'), { code: 'ERR_ARENA_BUSY', message: /^shard 0's lock has been held for (\d+) ms/ });
+    const took = performance.now() - started;
+    assert.ok(took < 150, `after a pause of ${pauseMs} ms, calls on the stuck shard took ${Math.round(took)} ms`);
+  }
+  const heldFor = Number(/held for (\d+) ms/.exec((() => {
+    try {
+      cache.set('k', 'v');
+    } catch (error) {
+      return error.message;
+    }
+    return '';
+  })())?.[1]);
+  assert.ok(heldFor >= 2000, `the error says the lock was held for ${heldFor} ms, less than the time since it was taken`);
+  await sleep(10);
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  Atomics.store(wake, 0, 1);
+  Atomics.notify(wake, 0);
+  await once(worker, 'message');
+  await worker.terminate();
+  released = true;
+  assert.equal(cache.stats().lockRecoveries, 0);
+  // The next holding is a new one: waited for, and warned about, afresh.
+  const again = await lockedBy(cache);
+  t.after(async () => {
+    Atomics.store(again.wake, 0, 1);
+    Atomics.notify(again.wake, 0);
+    await again.worker.terminate();
+  });
+  const started = performance.now();
+  assert.equal(cache.get('k'), undefined);
+  assert.ok(performance.now() - started >= 250, 'a new holding is waited for up to lockWaitMs again');
+  await sleep(10);
+  assert.equal(warnings.length, 2, JSON.stringify(warnings));
 });
 
 test('a lock that is taken again and again, but never held past the lease, is never taken over', async () => {

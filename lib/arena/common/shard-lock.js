@@ -101,10 +101,11 @@ export class ShardLock {
      * a stripe's): { seq, since, seen, gaveUp, warned }. `since` is when one
      * was first seen held, so the lease and the bound count a holding's
      * whole age across calls; `seen` when it was last seen held (an entry
-     * not looked at for longer than the bound is forgotten: the sequence
-     * may have come round to the same value for another holding); `gaveUp`
-     * makes later calls give up at once.
-     * @type {Map<object, { seq: number, since: number, seen: number, gaveUp: boolean, warned: boolean }>}
+     * not looked at for longer than the bound is forgotten, unless the same
+     * live holder, ownerWord and ownerId, still holds: the sequence may have
+     * come round to the same value for another holding); `gaveUp` makes
+     * later calls give up at once.
+     * @type {Map<object, { seq: number, since: number, seen: number, gaveUp: boolean, warned: boolean, ownerWord: number, ownerId: number }>}
      */
     this.stalls = new Map();
   }
@@ -226,8 +227,8 @@ export class ShardLock {
     const meta = shard.meta;
     const start = performance.now();
     let stall = this.stalls.get(shard);
-    if (stall === undefined || stall.seq !== seq || !(start - stall.seen <= Math.max(Math.min(this.waitMs, this.leaseMs), SLEEP_MAX_MS))) {
-      stall = { seq, since: start, seen: start, gaveUp: false, warned: false };
+    if (stall === undefined || stall.seq !== seq || !(start - stall.seen <= Math.max(Math.min(this.waitMs, this.leaseMs), SLEEP_MAX_MS) || this.sameHolder(shard, stall))) {
+      stall = { seq, since: start, seen: start, gaveUp: false, warned: false, ownerWord: 0, ownerId: 0 };
       this.stalls.set(shard, stall);
     }
     // No bound (waitMs Infinity, or the repair of lockWasTaken): wait on.
@@ -255,6 +256,10 @@ export class ShardLock {
       const state = this.holderState(shard, seq);
       const now = performance.now();
       stall.seen = now;
+      if (state === OWNER_ALIVE && stall.ownerId === 0) {
+        stall.ownerWord = shard.meta[M_OWNER_PID];
+        stall.ownerId = shard.meta[M_OWNER_TID];
+      }
       const heldMs = now - stall.since;
       if (state === OWNER_DEAD || (state === OWNER_UNKNOWN && heldMs >= this.leaseMs)) {
         this.stalls.delete(shard);
@@ -274,6 +279,25 @@ export class ShardLock {
       }
       sleepMs = Math.min(sleepMs * 2, SLEEP_MAX_MS);
     }
+  }
+
+  /**
+   * Whether `stall`, not looked at for a while, is still the holding going
+   * on: the same sequence value held by the same named, live holder. A pause
+   * of the waiting thread (a busy event loop, a loaded machine) must not make
+   * it wait the bound again, warn again or count the holding's age anew. A
+   * holding never named is forgotten after the pause: its sequence value may
+   * have come round again for another holding.
+   */
+  sameHolder(shard, stall) {
+    if (stall.ownerId === 0) return false;
+    const meta = shard.meta;
+    return (
+      Atomics.load(meta, M_OWNER_SEQ) === stall.seq &&
+      meta[M_OWNER_PID] === stall.ownerWord &&
+      meta[M_OWNER_TID] === stall.ownerId &&
+      Atomics.load(meta, M_SEQ) === stall.seq
+    );
   }
 
   /**
