@@ -39,8 +39,8 @@ function mainHelp() {
     '',
     "Run arenacache <command> --help (or arenacache cache <command> --help) for a command's options.",
     'Exit codes: 0 ok, 1 failed, 2 usage error, 3 verify/status found differences, 4 workspace busy, 5 workspace or snapshot not found;',
-    'for the cache commands, 3 cache verify found problems, 4 the cache file stayed locked by another process, 5 no such cache file;',
-    'for doctor, 3 the native addon is unavailable.',
+    'for the cache commands, 3 cache verify found problems, 4 the cache file stayed locked by another process, 5 no such cache file.',
+    'doctor exits with 3 when the native addon is unavailable.',
   ].join('\n');
 }
 
