@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The arenacache command line: workspace snapshot commands (lib/cli/snapshot-commands.js),
-// cache file commands (lib/cli/cache-commands.js, loaded only for them) and --version.
+// cache file commands (lib/cli/cache-commands.js, loaded only for them), doctor
+// (lib/cli/doctor-command.js, loaded only for it) and --version.
 // Exit codes (stable, for scripts): see EXIT in lib/cli/common.js and docs/cli.md.
 import { readFileSync } from 'node:fs';
 import { EXIT, exitCodeOf, formatPairs, UsageError } from '../lib/cli/common.js';
@@ -17,6 +18,7 @@ function mainHelp() {
   return [
     'Usage: arenacache <command> [options]',
     '       arenacache cache <stats|verify|keys|reset> <file> [--json]',
+    '       arenacache doctor [--json]',
     '       arenacache --version',
     '',
     'Commands:',
@@ -24,6 +26,9 @@ function mainHelp() {
     '',
     'Cache file commands (a file made by SharedCache.open(); never created):',
     formatPairs(cacheRows),
+    '',
+    'Checking the install:',
+    formatPairs([['  doctor', 'Say whether the native addon loads here, and if not why and how to fix it (exit code 3)']]),
     '',
     COMMON.replace('Common options:', 'Options of the workspace commands:'),
     '',
@@ -35,6 +40,7 @@ function mainHelp() {
     "Run arenacache <command> --help (or arenacache cache <command> --help) for a command's options.",
     'Exit codes: 0 ok, 1 failed, 2 usage error, 3 verify/status found differences, 4 workspace busy, 5 workspace or snapshot not found;',
     'for the cache commands, 3 cache verify found problems, 4 the cache file stayed locked by another process, 5 no such cache file.',
+    'doctor exits with 3 when the native addon is unavailable.',
   ].join('\n');
 }
 
@@ -57,6 +63,10 @@ async function run(argv) {
   if (name === 'cache') {
     const { runCacheCommand } = await import('../lib/cli/cache-commands.js');
     return runCacheCommand(rest);
+  }
+  if (name === 'doctor') {
+    const { runDoctorCommand } = await import('../lib/cli/doctor-command.js');
+    return runDoctorCommand(rest);
   }
   if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; run arenacache --help`);
   return runSnapshotCommand(name, rest);

@@ -1,19 +1,26 @@
-// npm run check:install: installs the packed package as a user would, on a
+// npm run check:install: installs the release tarball as a user would, on a
 // machine without a compiler, for every Node release in node-targets.json,
 // and checks that it works there:
 //
-// - `npm pack` (the prebuilds must be built first: npm run prebuilds -- --all);
+//   node scripts/check-install.js [tarball]   default: dist/arenacache-<version>.tgz,
+//                                             what `npm run release` wrote
+//
+// - the tarball carries every prebuild (scripts/prebuild-set.js);
 // - for each release: an empty directory, PATH without cc, g++, make or
 //   python3, `npm install <tarball>`; then require() and import of every
 //   entry, a file-backed SharedCache on the prebuilt binary, and (for each
 //   supported major) test/types/*.ts compiled under `strict` against the
 //   installed declarations;
-// - a tarball without prebuilds on the same compiler-less PATH: the install
-//   succeeds and says why there is no addon, and the first native call
-//   throws ERR_NATIVE_UNAVAILABLE explaining how to fix it.
+// - the same tarball without its prebuilds, on the same compiler-less PATH:
+//   the install succeeds and its warning reaches npm's own output although
+//   npm hides the script's (its stderr a pipe, as in CI and docker build),
+//   `arenacache doctor` exits 3 with the recorded reason, the first native
+//   call throws ERR_NATIVE_UNAVAILABLE explaining how to fix it, and with
+//   ARENACACHE_REQUIRE_NATIVE=1 the install fails.
 //
 // Exit status 0 when every check passed. Used by .ci/run.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -30,6 +37,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeRuntime, nodeTargets } from './node-runtime.js';
+import { checkTarball } from './prebuild-set.js';
+import { TARBALL } from './release.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(path.join(os.tmpdir(), 'arenacache-install-'));
@@ -74,10 +83,16 @@ function installEnv(bin) {
   return env;
 }
 
-function pack(directory) {
-  const result = run('npm', ['pack', '--silent', '--pack-destination', directory], { cwd: root });
-  if (result.status !== 0) throw new Error(`npm pack failed:\n${result.output}`);
-  return path.join(directory, result.output.trim().split('\n').pop());
+// Exactly the tarball a release publishes: the one given, or the one `npm run release` wrote.
+function releaseTarball() {
+  const given = process.argv[2];
+  const tarball = given === undefined ? TARBALL : path.resolve(given);
+  if (!existsSync(tarball)) {
+    throw new Error(given === undefined ? `no ${path.relative(root, TARBALL)}: make it with npm run release (or pass a tarball)` : `no such tarball: ${tarball}`);
+  }
+  const sha256 = createHash('sha256').update(readFileSync(tarball)).digest('hex');
+  console.log(`installing ${tarball} (sha256 ${sha256}, made ${statSync(tarball).mtime.toISOString()})`);
+  return tarball;
 }
 
 // What a user's code does first: every entry by require() and by import,
@@ -150,12 +165,10 @@ function typescriptCheck(directory, env) {
 const versionOf = (name) => JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 try {
-  const tarball = pack(work);
+  const tarball = releaseTarball();
   const listing = run('tar', ['tzf', tarball]).output;
-  for (const abi of ['115', '127', '137']) {
-    check(`tarball has prebuilds/linux-x64/arenacache.abi${abi}.glibc.node`, listing.includes(`package/prebuilds/linux-x64/arenacache.abi${abi}.glibc.node`),
-      'build them first: npm run prebuilds -- --all');
-  }
+  const missing = checkTarball(tarball);
+  check('tarball has a prebuild for every Node major and CPU of scripts/node-targets.json', missing.length === 0, `${missing.join('\n')}\nmake the release tarball with: npm run release`);
   for (const file of ['package/types/index.d.ts', 'package/LICENSE', 'package/lib/index.js']) check(`tarball has ${file}`, listing.includes(file));
 
   const releases = [...Object.values(nodeTargets.majors), ...nodeTargets.oldest];
@@ -224,12 +237,22 @@ try {
   // npm 11 runs a dependency's install script only when the project allows it.
   const directory = freshProject('without-prebuilds', { allowScripts: { arenacache: true } });
   writeFileSync(path.join(directory, 'unavailable.mjs'), SMOKE_UNAVAILABLE);
-  const install = run('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', bareTarball], { cwd: directory, env });
-  check('without prebuilds or compiler: npm install succeeds', install.status === 0, install.output);
-  check('without prebuilds or compiler: the install says why there is no addon',
-    /arenacache: no prebuilt binary fits .* could not be built/.test(install.output) && /npm rebuild arenacache/.test(install.output), install.output);
+  // No --foreground-scripts, and npm's stderr a pipe, as in a CI job or a
+  // docker build: npm hides the script's output, the warning must still show.
+  const quoted = (value) => `'${value.replaceAll("'", "'\\''")}'`;
+  const install = run('sh', ['-c', `{ npm install --no-audit --no-fund ${quoted(bareTarball)} 2>&1; echo "npm exit status $?"; } | cat`], { cwd: directory, env });
+  check('without prebuilds or compiler: npm install succeeds', /npm exit status 0\n$/.test(install.output), install.output);
+  check("without prebuilds or compiler: npm's output says why there is no addon, though npm hides the script's",
+    /arenacache: no prebuilt binary fits .* could not be built/.test(install.output) && /npx arenacache doctor/.test(install.output), install.output);
+  const doctor = run(runtime.node, [path.join(directory, 'node_modules', 'arenacache', 'bin', 'arenacache.js'), 'doctor'], { cwd: directory, env });
+  check('without prebuilds or compiler: arenacache doctor exits 3 with the recorded reason and the fix',
+    doctor.status === 3 && /the install script could not build it/.test(doctor.output) && /npm rebuild arenacache/.test(doctor.output), doctor.output);
   const unavailable = run(runtime.node, ['unavailable.mjs'], { cwd: directory, env });
   check('without prebuilds or compiler: memory cache works, SharedCache.open() explains ERR_NATIVE_UNAVAILABLE', unavailable.status === 0, unavailable.output);
+  const strict = freshProject('without-prebuilds-required', { allowScripts: { arenacache: true } });
+  const required = run('npm', ['install', '--no-audit', '--no-fund', bareTarball], { cwd: strict, env: { ...env, ARENACACHE_REQUIRE_NATIVE: '1' } });
+  check('without prebuilds or compiler: ARENACACHE_REQUIRE_NATIVE=1 makes the install fail, saying why',
+    required.status !== 0 && /could not be built/.test(required.output), required.output);
 } catch (error) {
   check(`check-install: ${error.message}`, false);
 } finally {

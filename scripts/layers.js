@@ -20,7 +20,7 @@ export const LAYERS = Object.freeze({
   invalidation: ['cache', 'native'],
   keyv: ['cache'],
   snapshot: ['fs-compat', 'native'],
-  cli: ['cache', 'snapshot'],
+  cli: ['cache', 'snapshot', 'native'],
 });
 
 /** The zones of import-x/no-restricted-paths that say the same. */

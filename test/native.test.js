@@ -115,7 +115,8 @@ test('a package without a prebuilt binary or a local build explains why the addo
       result.reason,
       new RegExp(
         `^no prebuilt binary for ${process.platform}-${process.arch} \\(Node ABI ${process.versions.modules}\\) in prebuilds/ ` +
-          'and no local build in build/Release; run "npm rebuild arenacache", which needs python3, make and a C\\+\\+ compiler$',
+          'and no local build in build/Release; the install script has not run here \\(npm 11 runs it only when approved: ' +
+          'npm install-scripts approve arenacache\\); run "npm rebuild arenacache", which needs python3, make and a C\\+\\+ compiler$',
       ),
     );
   } finally {

@@ -3,9 +3,12 @@
 // build in build/Release. (node-gyp-build's own loader tries the local build
 // first; a package that ships prebuilds wants them used.)
 // When neither loads, the in-memory cache still works; the features that need
-// the addon throw ERR_NATIVE_UNAVAILABLE with the reason recorded here.
+// the addon throw ERR_NATIVE_UNAVAILABLE with the reason recorded here,
+// which quotes what the install script (scripts/install.js) recorded in
+// build/arenacache-install.json: why its build failed or was skipped, or,
+// without a record, that it never ran. `arenacache doctor` prints the same.
 
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +19,37 @@ const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 const EXPECTED_ABI = 8;
 
 const BUILD_HINT = 'run "npm rebuild arenacache", which needs python3, make and a C++ compiler';
+const INSTALL_RECORD = path.join(packageRoot, 'build', 'arenacache-install.json');
+
+/** What scripts/install.js recorded, null when it has not run here, or { outcome: 'unreadable' }. */
+function readInstallRecord() {
+  let text;
+  try {
+    text = readFileSync(INSTALL_RECORD, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const record = JSON.parse(text);
+    if (record !== null && typeof record === 'object' && typeof record.outcome === 'string') return record;
+  } catch {
+    // fall through
+  }
+  return { outcome: 'unreadable', reason: `${INSTALL_RECORD} is not a record of scripts/install.js` };
+}
+
+/** What the install script's record adds to the reason there is no addon, or null. */
+function installNote(record) {
+  if (record === null) return 'the install script has not run here (npm 11 runs it only when approved: npm install-scripts approve arenacache)';
+  const when = `${record.node}, ${record.time}`;
+  if (record.outcome === 'failed') return `the install script could not build it (${when}): ${record.reason}`;
+  if (record.outcome === 'skipped') return `the install script did not build it (${when}): ${record.reason}`;
+  if (record.abi !== undefined && record.abi !== process.versions.modules) {
+    return `the install script last ran with Node ${record.node} (ABI ${record.abi}), not this Node ${process.version}`;
+  }
+  if (record.outcome === 'unreadable') return record.reason;
+  return null;
+}
 
 /** The prebuild in prebuilds/<platform>-<arch>/ that fits this Node (its ABI), or null. */
 function findPrebuild() {
@@ -44,6 +78,7 @@ function load() {
     return { addon: null, reason: 'disabled by the environment variable ARENACACHE_NATIVE=off' };
   }
   const candidates = [findPrebuild(), path.join(packageRoot, 'build', 'Release', 'arenacache.node')];
+  const hint = () => [installNote(installRecord), BUILD_HINT].filter(Boolean).join('; ');
   const failures = [];
   for (const binary of candidates) {
     if (binary === null || !existsSync(binary)) continue;
@@ -60,16 +95,24 @@ function load() {
     }
     return { addon, reason: null, binary };
   }
-  if (failures.length > 0) return { addon: null, reason: `${failures.join('; ')}; ${BUILD_HINT}` };
+  if (failures.length > 0) return { addon: null, reason: `${failures.join('; ')}; ${hint()}` };
   return {
     addon: null,
     reason:
       `no prebuilt binary for ${process.platform}-${process.arch} (Node ABI ${process.versions.modules}) ` +
-      `in prebuilds/ and no local build in build/Release; ${BUILD_HINT}`,
+      `in prebuilds/ and no local build in build/Release; ${hint()}`,
   };
 }
 
+const installRecord = readInstallRecord();
 const { addon, reason, binary = null } = load();
+
+/**
+ * What the install script recorded in build/arenacache-install.json
+ * (outcome 'present', 'built', 'failed' or 'skipped', reason, node, abi,
+ * time, log), or null when it has not run in this package.
+ */
+export const nativeInstallRecord = installRecord;
 
 /**
  * The addon's functions, or null when it did not load: for the wrappers
