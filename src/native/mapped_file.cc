@@ -191,10 +191,13 @@ class FlushWorker : public Napi::AsyncWorker {
 
 void MappedFile::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("fileOpen", Napi::Function::New(env, Open, "fileOpen"));
+  exports.Set("fileOpenReadOnly", Napi::Function::New(env, OpenReadOnly, "fileOpenReadOnly"));
   exports.Set("fileStat", Napi::Function::New(env, Stat, "fileStat"));
   exports.Set("fileLock", Napi::Function::New(env, Lock, "fileLock"));
+  exports.Set("fileLockHolder", Napi::Function::New(env, LockHolder, "fileLockHolder"));
   exports.Set("fileResize", Napi::Function::New(env, Resize, "fileResize"));
   exports.Set("fileMap", Napi::Function::New(env, Map, "fileMap"));
+  exports.Set("fileMapReadOnly", Napi::Function::New(env, MapReadOnly, "fileMapReadOnly"));
   exports.Set("fileClose", Napi::Function::New(env, Close, "fileClose"));
   exports.Set("mappingRetain", Napi::Function::New(env, Retain, "mappingRetain"));
   exports.Set("mappingRelease", Napi::Function::New(env, Release, "mappingRelease"));
@@ -231,6 +234,19 @@ Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
     // Someone else created it between the two opens: open theirs.
     if (errno != EEXIST) return ThrowFsError(env, errno, "open", path);
   }
+}
+
+Napi::Value MappedFile::OpenReadOnly(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Arguments args(info, "fileOpenReadOnly(path)");
+  std::string path;
+  if (!args.Count(1) || !args.Path(args.At(0, "path"), &path)) return env.Undefined();
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+  // writer (the caller refuses anything but a regular file, where the flag
+  // changes nothing); O_NOCTTY: a terminal never becomes ours.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return ThrowFsError(env, errno, "open", path);
+  return Napi::Number::New(env, fd);
 }
 
 Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
@@ -280,6 +296,26 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
   }
 }
 
+Napi::Value MappedFile::LockHolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Arguments args(info, "fileLockHolder(fd)");
+  int fd = -1;
+  if (!args.Count(1) || !Fd(args, 0, &fd)) return env.Undefined();
+  // Asks, takes nothing. An exclusive lock of the arena's range conflicts
+  // with every other: F_OFD_GETLK describes one that is held, and an
+  // exclusive one is the only one while it is held.
+  struct flock lock = {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = kLivenessBase;
+  int result = 0;
+  while ((result = fcntl(fd, F_OFD_GETLK, &lock)) != 0 && errno == EINTR) {
+  }
+  if (result != 0) return ThrowFsError(env, errno, "fcntl(F_OFD_GETLK)");
+  return Napi::Number::New(env, lock.l_type == F_WRLCK ? 2 : lock.l_type == F_RDLCK ? 1 : 0);
+}
+
 Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Arguments args(info, "fileResize(fd, size)");
@@ -296,16 +332,12 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
+namespace {
+
+// Maps `length` bytes of `fd` shared, with protection `prot`; the mapping
+// then owns fd. Throws (returning undefined) on failure, fd still the caller's.
+Napi::Value MapShared(const Napi::CallbackInfo& info, Arguments& args, int fd, size_t length, int populate, int prot) {
   Napi::Env env = info.Env();
-  Arguments args(info, "fileMap(fd, size, populate)");
-  int fd = -1;
-  size_t length = 0;
-  int populate = 0;
-  if (!args.Count(3) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length) ||
-      !args.Integer(args.At(2, "populate"), 0, 2, &populate)) {
-    return env.Undefined();
-  }
   // Pages past the end of a file fault with SIGBUS when touched: a size
   // beyond the file's would crash the process at its first read there.
   struct stat st;
@@ -315,7 +347,7 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
     args.Fail(true, args.At(1, "size"), what);
     return env.Undefined();
   }
-  void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* address = mmap(nullptr, length, prot, MAP_SHARED, fd, 0);
   if (address == MAP_FAILED) return ThrowFsError(env, errno, "mmap");
   // Fault the pages in now, so that first touches do not dominate the first
   // operations: writable for a new arena (all of it is about to be written),
@@ -333,6 +365,31 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
   }
   HoldsOf(env)->counts[reinterpret_cast<uintptr_t>(address)]++;
   return NewExternalSharedArrayBuffer(env, address, length, DeleteMapping, mapping);
+}
+
+}  // namespace
+
+Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
+  Arguments args(info, "fileMap(fd, size, populate)");
+  int fd = -1;
+  size_t length = 0;
+  int populate = 0;
+  if (!args.Count(3) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length) ||
+      !args.Integer(args.At(2, "populate"), 0, 2, &populate)) {
+    return info.Env().Undefined();
+  }
+  return MapShared(info, args, fd, length, populate, PROT_READ | PROT_WRITE);
+}
+
+Napi::Value MappedFile::MapReadOnly(const Napi::CallbackInfo& info) {
+  Arguments args(info, "fileMapReadOnly(fd, size)");
+  int fd = -1;
+  size_t length = 0;
+  if (!args.Count(2) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length)) {
+    return info.Env().Undefined();
+  }
+  // PROT_READ: a store through the buffer faults instead of reaching the file.
+  return MapShared(info, args, fd, length, 0, PROT_READ);
 }
 
 Napi::Value MappedFile::Close(const Napi::CallbackInfo& info) {
