@@ -4,7 +4,8 @@
 // stats, keys, entries and verify); on a file another process hammers, no
 // writer ever waits for a lock because of it, no damage is reported for a
 // consistent file (busy shards are "unchecked", never problems) and it
-// claims nothing in the file; values of any codec are listed; and its
+// claims nothing in the file; an inspector made while the file was idle
+// still knows a live lock holder that came later; values of any codec are listed; and its
 // argument and file errors have their class, code and whole message.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -15,7 +16,7 @@ import { Arena } from '../lib/arena/entries/arena.js';
 import { M_COUNT } from '../lib/arena/common/shard-meta.js';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
-import { arenaPath, startProcess, stopProcess } from './helpers/arena-files.js';
+import { arenaPath, killProcess, startProcess, stopProcess } from './helpers/arena-files.js';
 import { jsonCodec } from './helpers/codecs.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { MiB } from './helpers/units.js';
@@ -165,6 +166,24 @@ test('a file another process hammers: no lock waited for, no false damage, nothi
   assert.equal(report.stats.lockTimeouts, 0);
   assert.equal(report.counts.torn + report.counts.foreign, 0);
   assert.deepEqual(report.verify, { ok: true, problems: [] });
+});
+
+test('an inspector made while the file was idle sees the processes that open it later', { skip }, async (t) => {
+  const file = arenaPath(t, 'inspect-later');
+  SharedCache.open(file, { memoryBytes: 2 * MiB, shards: 2 }).close();
+  const inspector = SharedCache.inspect(file);
+  t.after(() => inspector.close());
+  assert.equal(inspector.stats().threads, 0);
+  const { child } = await startProcess({ mode: 'hold-lock', path: file, shard: 1 });
+  t.after(() => killProcess(child));
+  assert.equal(inspector.stats().threads, 1);
+  // A live holder: not checked, never taken for a dead one.
+  assert.deepEqual(inspector.verify(), {
+    ok: true,
+    problems: [],
+    unchecked: [{ shard: 1, reason: `its lock is held by a live thread of process ${child.pid}` }],
+  });
+  assert.deepEqual(inspector.keys(), { keys: [], unchecked: [{ shard: 1, reason: `its lock is held by a live thread of process ${child.pid}` }] });
 });
 
 test('a file of another codec: values as that codec\'s bytes, or decoded with options.codec', { skip }, (t) => {

@@ -38,6 +38,11 @@ export function fileLockHolder(fd) {
   return requireNative('fileLockHolder()').fileLockHolder(fd);
 }
 
+/** fileLockHolder() of the file mapped as `buffer` (for a read-only mapping, whose descriptor holds no lock). */
+export function mappingLockHolder(buffer) {
+  return requireNative('mappingLockHolder()').mappingLockHolder(new Uint8Array(buffer));
+}
+
 /** Sets the file's length to `size` bytes and allocates all of them. */
 export function fileResize(fd, size) {
   requireNative('fileResize()').fileResize(fd, size);

@@ -195,6 +195,7 @@ void MappedFile::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("fileStat", Napi::Function::New(env, Stat, "fileStat"));
   exports.Set("fileLock", Napi::Function::New(env, Lock, "fileLock"));
   exports.Set("fileLockHolder", Napi::Function::New(env, LockHolder, "fileLockHolder"));
+  exports.Set("mappingLockHolder", Napi::Function::New(env, MappingLockHolder, "mappingLockHolder"));
   exports.Set("fileResize", Napi::Function::New(env, Resize, "fileResize"));
   exports.Set("fileMap", Napi::Function::New(env, Map, "fileMap"));
   exports.Set("fileMapReadOnly", Napi::Function::New(env, MapReadOnly, "fileMapReadOnly"));
@@ -296,14 +297,14 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
   }
 }
 
-Napi::Value MappedFile::LockHolder(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Arguments args(info, "fileLockHolder(fd)");
-  int fd = -1;
-  if (!args.Count(1) || !Fd(args, 0, &fd)) return env.Undefined();
-  // Asks, takes nothing. An exclusive lock of the arena's range conflicts
-  // with every other: F_OFD_GETLK describes one that is held, and an
-  // exclusive one is the only one while it is held.
+namespace {
+
+// The lock other open file descriptions hold on the arena's range of the
+// file open at `fd` (0 none, 1 shared, 2 exclusive), or -1 with errno set.
+// Asks, takes nothing. An exclusive lock conflicts with every other:
+// F_OFD_GETLK describes one that is held, and an exclusive one is the only
+// one while it is held.
+int LockHolderOf(int fd) {
   struct flock lock = {};
   lock.l_type = F_WRLCK;
   lock.l_whence = SEEK_SET;
@@ -312,8 +313,20 @@ Napi::Value MappedFile::LockHolder(const Napi::CallbackInfo& info) {
   int result = 0;
   while ((result = fcntl(fd, F_OFD_GETLK, &lock)) != 0 && errno == EINTR) {
   }
-  if (result != 0) return ThrowFsError(env, errno, "fcntl(F_OFD_GETLK)");
-  return Napi::Number::New(env, lock.l_type == F_WRLCK ? 2 : lock.l_type == F_RDLCK ? 1 : 0);
+  if (result != 0) return -1;
+  return lock.l_type == F_WRLCK ? 2 : lock.l_type == F_RDLCK ? 1 : 0;
+}
+
+}  // namespace
+
+Napi::Value MappedFile::LockHolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Arguments args(info, "fileLockHolder(fd)");
+  int fd = -1;
+  if (!args.Count(1) || !Fd(args, 0, &fd)) return env.Undefined();
+  const int holder = LockHolderOf(fd);
+  if (holder < 0) return ThrowFsError(env, errno, "fcntl(F_OFD_GETLK)");
+  return Napi::Number::New(env, holder);
 }
 
 Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
@@ -579,6 +592,19 @@ Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
   // read lock is anyone's who may read the file (a group- or
   // world-readable arena): it must not make a dead owner look alive.
   return Napi::Boolean::New(env, lock.l_type == F_WRLCK);
+}
+
+Napi::Value MappedFile::MappingLockHolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = nullptr;
+  if (!ViewArgument(info, "mappingLockHolder(view)", &data)) return env.Undefined();
+  const int mappingFd = MappingFd(data);
+  if (mappingFd < 0) return ThrowFsError(env, errno, "mappingLockHolder");
+  const int holder = LockHolderOf(mappingFd);
+  const int error = errno;
+  close(mappingFd);
+  if (holder < 0) return ThrowFsError(env, error, "fcntl(F_OFD_GETLK)");
+  return Napi::Number::New(env, holder);
 }
 
 }  // namespace arenacache

@@ -82,6 +82,9 @@ class MappedFile {
   // livenessAlive(view, id) -> boolean: whether a thread holds its write
   // lock (a read lock is anyone's who may read the file, never an owner's).
   static Napi::Value LivenessAlive(const Napi::CallbackInfo& info);
+  // mappingLockHolder(view) -> number: fileLockHolder() of the file mapped
+  // at `view` (its mapping's own descriptor holds none for an inspection).
+  static Napi::Value MappingLockHolder(const Napi::CallbackInfo& info);
 };
 
 }  // namespace arenacache

@@ -168,6 +168,7 @@ const EXPORTS = [
   { fn: 'livenessHold', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
   { fn: 'livenessRelease', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
   { fn: 'livenessAlive', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
+  { fn: 'mappingLockHolder', params: [uint8Array('view')] },
   {
     fn: 'futexWait',
     params: [

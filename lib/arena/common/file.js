@@ -48,6 +48,7 @@ import {
   LOCK_EXCLUSIVE,
   LOCK_NONE,
   LOCK_SHARED,
+  mappingLockHolder,
   mappingRelease,
   POPULATE_NONE,
   POPULATE_READ,
@@ -235,7 +236,7 @@ function map(path, fd, bytes, populate) {
  * @param {string} path
  * @param {any} kind an ArenaKind, or for `inspecting` one with inspect()
  * @param {SharedArrayBuffer} buffer
- * @param {{ liveness: ThreadLiveness, users: boolean } | null} [inspecting]
+ * @param {{ liveness: ThreadLiveness, users: () => boolean } | null} [inspecting]
  */
 function attach(path, kind, buffer, inspecting = null) {
   try {
@@ -255,10 +256,10 @@ function attach(path, kind, buffer, inspecting = null) {
  * by exited processes recovered.
  * `inspect` (optional) reads an existing one through a read-only mapping
  * (see inspectArenaFile): `liveness` answers for claims (it holds none),
- * `users` says whether processes had the file open when it was mapped.
+ * `users()` says whether processes have the file open (asked, not locked).
  * @typedef {{ magic: number, create(buffer: SharedArrayBuffer, plan: unknown, options: object): object,
  *   attach(buffer: SharedArrayBuffer, options: object): object, recover(arena: object, options: { rebuildLocked: boolean }): number,
- *   inspect?(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: boolean }): object }} ArenaKind
+ *   inspect?(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: () => boolean }): object }} ArenaKind
  */
 
 /**
@@ -365,7 +366,7 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind }) {
  * only while an opener holds the file exclusively (creating, resetting or
  * recovering it). `feature` names the caller in the error without the addon.
  * @param {string} path
- * @param {{ kind: { magic: number, inspect(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: boolean }): object }, feature: string }} options
+ * @param {{ kind: { magic: number, inspect(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: () => boolean }): object }, feature: string }} options
  * @returns {object} what kind.inspect() returned; its `buffer`'s mapping
  *   owns the descriptor (give it back with mappingRelease)
  */
@@ -376,8 +377,7 @@ export function inspectArenaFile(path, { kind, feature }) {
     checkFile(path, fileStat(fd), false);
     const early = contentOf(fd, fileStat(fd).size, kind.magic);
     if (early.content === 'foreign' && early.first > 0) throw notArena(path, fileStat(fd).size, early.first, kind.magic, 'inspect');
-    let holder = LOCK_NONE;
-    waitForOpener(path, () => (holder = fileLockHolder(fd)) !== LOCK_EXCLUSIVE);
+    waitForOpener(path, () => fileLockHolder(fd) !== LOCK_EXCLUSIVE);
     const size = fileStat(fd).size;
     const { content, first } = contentOf(fd, size, kind.magic);
     if (content === 'foreign') throw notArena(path, size, first, kind.magic, 'inspect');
@@ -388,7 +388,8 @@ export function inspectArenaFile(path, { kind, feature }) {
       throw new ArenaCacheError(codes.ERR_ARENA_TRUNCATED, `arena file ${path} is ${size} bytes, too small for an arena header`);
     }
     buffer = map(path, fd, size, null);
-    return attach(path, kind, buffer, { liveness: new ThreadLiveness(buffer), users: holder !== LOCK_NONE });
+    const mapped = buffer;
+    return attach(path, kind, buffer, { liveness: new ThreadLiveness(buffer), users: () => mappingLockHolder(mapped) !== LOCK_NONE });
   } catch (error) {
     if (buffer !== null) mappingRelease(buffer);
     else fileClose(fd);

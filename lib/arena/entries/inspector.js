@@ -18,8 +18,8 @@
 // middle of a write leaves: nothing will ever release it, so the shard is
 // read as it is (its sequence cannot change until someone takes the lock
 // over) and the held lock is reported as a problem, with whatever verify
-// finds in the shard. Where no process has the file open at all (the
-// caller says so: `users` false), every holder is dead, named or not.
+// finds in the shard. Where no process has the file open at all (asked
+// anew at each call: `users()`), every holder is dead, named or not.
 
 import { Clock } from './clock.js';
 import { collectEntries, shardSizes } from './arena.js';
@@ -56,12 +56,12 @@ const SLEEP_MAX_MS = 2;
 export class ArenaInspector {
   /**
    * @param {SharedArrayBuffer} buffer a read-only mapping of the file
-   * @param {{ liveness: import('../common/liveness.js').ThreadLiveness, users?: boolean }} options
+   * @param {{ liveness: import('../common/liveness.js').ThreadLiveness, users: () => boolean }} options
    *   `liveness` answers whether a claim's thread lives (it holds nothing);
-   *   `users` whether processes have the file open (false: every lock
-   *   holder and thread slot owner is dead)
+   *   `users()` whether processes have the file open now (false: every
+   *   lock holder and thread slot owner is dead)
    */
-  constructor(buffer, { liveness, users = true }) {
+  constructor(buffer, { liveness, users }) {
     this.buffer = buffer;
     /** The validated header (see layout.js readHeader). @type {any} */
     this.header = readHeader(buffer);
@@ -92,9 +92,9 @@ export class ArenaInspector {
     }
   }
 
-  /** Whether the owner recorded as pid word `word` and id `id` is alive (dead when no process has the file open). */
-  ownerAlive(word, id) {
-    return this.users && ownerState(word, id, this.liveness) !== OWNER_DEAD;
+  /** Whether the owner recorded as pid word `word` and id `id` is alive (never with `users` false: no process has the file open). */
+  ownerAlive(word, id, users) {
+    return users && ownerState(word, id, this.liveness) !== OWNER_DEAD;
   }
 
   /**
@@ -114,7 +114,8 @@ export class ArenaInspector {
       let deadHolder = -1;
       if ((seq & 1) !== 0) {
         const holder = lockHolder(meta, seq, this.liveness);
-        if (holder.state === OWNER_DEAD || !this.users) {
+        // Only once a holder is seen: asking costs a system call.
+        if (holder.state === OWNER_DEAD || (holder.state !== OWNER_ALIVE && !this.users())) {
           deadHolder = holder.pid;
         } else {
           why =
@@ -181,7 +182,8 @@ export class ArenaInspector {
    * `threads` counting the live ones only, and the sizes (see Arena.stats).
    */
   stats() {
-    const totals = readThreadSlots(this.buffer, this.header, (word, owner) => this.ownerAlive(word, owner));
+    const users = this.users();
+    const totals = readThreadSlots(this.buffer, this.header, (word, owner) => this.ownerAlive(word, owner, users));
     const sizes = shardSizes(this.shards);
     this.checkWhole();
     return { totals, ...sizes };
