@@ -81,9 +81,11 @@ process.stdout.on('error', (error) => {
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 try {
-  const { result, text = '', usage, code = EXIT.ok } = await run(argv);
+  const { result, text = '', usage, warning, code = EXIT.ok } = await run(argv);
+  // What the command could not do, while it did the rest (cache keys: shards that stayed busy).
+  if (warning !== undefined) process.stderr.write(`arenacache: ${warning}\n`);
   if (usage !== undefined) process.stderr.write(`${usage}\n`);
-  else if (json && result !== undefined) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else if (json && result !== undefined) process.stdout.write(`${JSON.stringify(result, (key, value) => (typeof value === 'bigint' ? String(value) : value), 2)}\n`);
   else if (text !== '') process.stdout.write(`${text}\n`);
   process.exitCode = code;
 } catch (error) {

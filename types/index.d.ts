@@ -420,6 +420,58 @@ export interface VerifyResult {
   problems: string[];
 }
 
+/** A shard an inspector could not read: its index and why (its lock held by a live thread, or writers changing it under every read). */
+export interface InspectUnchecked {
+  shard: number;
+  reason: string;
+}
+
+/** `CacheInspector#verify()`'s answer: damage as found; busy shards are `unchecked`, not problems. */
+export interface InspectVerifyResult extends VerifyResult {
+  unchecked: InspectUnchecked[];
+}
+
+/** Options of `SharedCache.inspect()`. Unknown names are a TypeError. */
+export interface SharedCacheInspectOptions {
+  /** The codec the file was created with (its name must match), only to decode values of a codec other than the default. */
+  codec?: Codec<any> | undefined;
+}
+
+/**
+ * An entry as `CacheInspector#entries()` lists it: the value as stored,
+ * decoded where it can be. 'encoded' is a value of `codec` that this
+ * process cannot decode (its bytes; `error` says why when the codec threw).
+ */
+export type InspectedEntry =
+  | { key: string | Buffer; valueKind: 'string'; value: string }
+  | { key: string | Buffer; valueKind: 'buffer'; value: Buffer }
+  | { key: string | Buffer; valueKind: 'codec'; value: unknown }
+  | { key: string | Buffer; valueKind: 'encoded'; value: Buffer; codec: string; error?: string };
+
+/**
+ * A cache file read without opening it as a cache (`SharedCache.inspect()`):
+ * opened and mapped read-only, no lock, no recovery, no thread slot, not a
+ * byte written. Needs the native addon.
+ */
+export interface CacheInspector extends Disposable {
+  /** The file's path, as given. */
+  readonly path: string;
+  /** The name of the codec the file's values were encoded with. */
+  readonly codecName: string;
+  /** Whether values of that codec are decoded (the default codec, or options.codec). */
+  readonly decodes: boolean;
+  /** The file's counters and sizes; `threads` counts the threads alive in the processes using it (never the inspector). */
+  stats(): SharedCacheStats;
+  /** The arena's invariants as found (never repaired first). */
+  verify(): InspectVerifyResult;
+  /** The keys of the live entries, and the shards that could not be read. */
+  keys(): { keys: Array<string | Buffer>; unchecked: InspectUnchecked[] };
+  /** The live entries with their values, and the shards that could not be read. */
+  entries(): { entries: InspectedEntry[]; unchecked: InspectUnchecked[] };
+  /** Unmaps the file. Idempotent. */
+  close(): void;
+}
+
 /** Latency of the sampled calls of one method, in microseconds. */
 export interface LatencySummary {
   samples: number;
@@ -490,6 +542,13 @@ export declare class SharedCache<K extends CacheKey = CacheKey, V = unknown> imp
    * exist and options.memoryBytes is given. Needs the native addon.
    */
   static open<K extends CacheKey = CacheKey, V = unknown>(path: string, options?: SharedCacheOpenOptions): SharedCache<K, V>;
+
+  /**
+   * Reads the cache in the existing file at `path` without opening it as a
+   * cache: no recovery, no lock, no thread slot, not a byte written.
+   * verify() reports damage as found. Needs the native addon.
+   */
+  static inspect(path: string, options?: SharedCacheInspectOptions): CacheInspector;
 
   /** A structured-cloneable value for postMessage/workerData that attach() turns back into a cache. */
   get handle(): SharedCacheHandle;

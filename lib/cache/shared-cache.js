@@ -19,6 +19,7 @@ import {
 } from '../arena/entries/record.js';
 import { REMOVE_LAPSED } from '../arena/entries/arena.js';
 import { FlightTable } from './flights.js';
+import { CacheInspector } from './cache-inspector.js';
 import { STAT } from '../arena/common/thread-stats.js';
 import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
@@ -155,6 +156,20 @@ export class SharedCache {
    */
   static open(path, options) {
     return openParts(path, options, (parts) => new SharedCache({ [kAttach]: parts }));
+  }
+
+  /**
+   * Reads the cache in the existing file at `path` without opening it as a
+   * cache: no recovery, no lock, no thread slot, not a byte written (the
+   * file is opened and mapped read-only). For diagnosis: its verify()
+   * reports damage as found, its stats() the file's counters; values of any
+   * codec can be listed (see CacheInspector). Close it when done.
+   * @param {string} path
+   * @param {{ codec?: object }} [options] codec: the file's codec, only to decode its values
+   * @returns {CacheInspector}
+   */
+  static inspect(path, options) {
+    return new CacheInspector(path, options);
   }
 
   /**

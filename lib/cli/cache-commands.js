@@ -5,25 +5,36 @@
 //   arenacache cache keys   <file>   the keys, optionally those with a prefix
 //   arenacache cache reset  <file>   every entry removed (clear())
 //
-// Each opens an existing file with SharedCache.open() (never creating one:
-// no memoryBytes is passed), so it works on a file that other processes are
-// using: they go on, and see what it did (a reset empties the cache for
-// them too; their instances stay valid). Values are never read, so the
-// codec matters only because open() checks it: the default codec is built
-// in, another one is loaded with --codec <module>[#<export>].
+// stats, keys and verify read the file with SharedCache.inspect(): opened
+// and mapped read-only, no lock, no recovery, no thread slot, not a byte
+// written. So they report the file as they find it, whether processes use
+// it or not: verify the damage itself (an open() as the file's only user
+// would first repair it, and report the repaired state), stats the
+// counters of the threads that use it (never the command's own). Values
+// of the default codec are decoded with the file's structures; values of
+// another codec are shown as its bytes, or decoded when --codec loads it
+// (--codec <module>[#<export>]: optional, used only to decode values).
+//
+// reset needs a writable open: SharedCache.open() of the existing file
+// (never creating one: no memoryBytes is passed), so the processes using
+// it go on and find the cache empty (their instances stay valid). clear()
+// decodes nothing, so without --codec it opens the file under the name of
+// the codec it was created with.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { codes } from '../errors.js';
 import { SharedCache } from '../cache/shared-cache.js';
 import { formatBytes } from '../text-table.js';
 import { CommandError, EXIT, exitCodeOf, formatPairs, parseCommand, UsageError } from './common.js';
 
 const FILE_OPTIONS = `Options:
-      --codec <module>[#<export>]  the codec the cache was created with, when not the default:
-                                   the module's default export, or the named one (values are
-                                   never decoded; open() only checks that the codec's name matches)
+      --codec <module>[#<export>]  optional: the codec the cache was created with, when not the
+                                   default (the module's default export, or the named one), only
+                                   to decode values for keys --values; without it they are shown
+                                   as the codec's bytes. Its name must match the file's.
       --json                       machine-readable output on stdout
   -h, --help                       this help`;
 
@@ -32,24 +43,25 @@ const CODEC_USAGE = '[--codec <module>[#<export>]]';
 export const CACHE_COMMANDS = {
   stats: {
     usage: `arenacache cache stats <file> ${CODEC_USAGE} [--json]`,
-    about: "Print the cache's counters and sizes: stats(), summed over every thread of every process using the file. threads counts the file's other users, not this command. The invalidation bus counters (per process, always 0 here) are left out of the table; --json prints the whole stats() object.",
+    about: "Print the cache's counters and sizes: stats(), summed over every thread that used the file, read without opening it as a cache (nothing is written). threads counts the threads alive in the processes using the file (this command is not one). The invalidation bus counters (per process, always 0 here) are left out of the table; --json prints the whole stats() object.",
     options: {},
   },
   verify: {
     usage: `arenacache cache verify <file> ${CODEC_USAGE} [--json]`,
-    about: "Check the arena's invariants (verify()), locking each shard briefly in turn. Exit code 3 when it finds problems, which are printed.",
+    about:
+      "Check the arena's invariants as found (SharedCache.inspect(file).verify()): read-only, with no lock and no recovery first, so damage is reported, not repaired, and writers are never held up. Exit code 3 when it finds problems, which are printed. A shard that stays busy (its lock held by a live thread, or changed by writers under every read) for 100 ms is listed as not checked, which is not a problem. --json prints { ok, problems, unchecked }.",
     options: {},
   },
   keys: {
-    usage: `arenacache cache keys <file> [--prefix <p>] ${CODEC_USAGE} [--json]`,
+    usage: `arenacache cache keys <file> [--prefix <p>] [--values] ${CODEC_USAGE} [--json]`,
     about:
-      'List the live keys, sorted, one per line: string keys as they are (JSON-quoted when they hold control characters or start with "hex:" or a double quote), Buffer keys as hex:<hex digits>. --prefix keeps string keys that start with <p>; a <p> of hex:<digits> also keeps the Buffer keys whose bytes start with those. --json prints [{ key, kind }], kind "string" or "buffer" (key in hex).',
-    options: { prefix: { type: 'string' } },
+      'List the live keys, sorted, one per line, read without opening the file as a cache: string keys as they are (JSON-quoted when they hold control characters or start with "hex:" or a double quote), Buffer keys as hex:<hex digits>. --prefix keeps string keys that start with <p>; a <p> of hex:<digits> also keeps the Buffer keys whose bytes start with those. --values adds each value after a tab: a string JSON-quoted, a Buffer as hex:<digits>, a value of the default codec (or of --codec\'s) decoded, one of another codec as <codec name> hex:<its bytes>. --json prints [{ key, kind }], kind "string" or "buffer" (key in hex), with --values also valueKind ("string", "buffer", "codec" or "encoded") and value (hex for "buffer" and "encoded", which adds codec). Shards that stayed busy are named on stderr.',
+    options: { prefix: { type: 'string' }, values: { type: 'boolean' } },
   },
   reset: {
     usage: `arenacache cache reset <file> ${CODEC_USAGE} [--json]`,
     about:
-      'Remove every entry (clear()), for every process using the file, and flush the file. The file and its options stay: processes using it go on working and find the cache empty. Counters are kept.',
+      'Remove every entry (clear()), for every process using the file, and flush the file: it opens the file with SharedCache.open(), as one more user (if no process has it open, the opener\'s recovery runs first). The file and its options stay: processes using it go on working and find the cache empty. Counters are kept.',
     options: {},
   },
 };
@@ -66,7 +78,7 @@ export const CACHE_EXIT_CODES =
 
 function cacheHelp() {
   const rows = Object.entries(CACHE_COMMANDS).map(([name, command]) => [`  ${name} <file>`, command.about.split('. ')[0].split(': ')[0]]);
-  return `Usage: arenacache cache <command> <file> [options]\n\nInspect or empty the cache in a file made by SharedCache.open(), whether processes use it or not. The file is never created.\n\nCommands:\n${formatPairs(rows)}\n\n${FILE_OPTIONS}\n\nRun arenacache cache <command> --help for a command's options.\n${CACHE_EXIT_CODES}`;
+  return `Usage: arenacache cache <command> <file> [options]\n\nInspect (read-only) or empty the cache in a file made by SharedCache.open(), whether processes use it or not. The file is never created.\n\nCommands:\n${formatPairs(rows)}\n\n${FILE_OPTIONS}\n\nRun arenacache cache <command> --help for a command's options.\n${CACHE_EXIT_CODES}`;
 }
 
 function commandHelp(name) {
@@ -121,34 +133,67 @@ function openError(error, file, codecGiven) {
     case codes.ERR_ARENA_NOT_ARENA:
       return fail(NOT_ARENA(file));
     case codes.ERR_CODEC_MISMATCH: {
+      // Only a codec given with --codec can disagree (without it, the file's own is used).
       const names = CODEC_NAMES.exec(error.message);
-      if (names === null) break;
+      if (names === null || !codecGiven) break;
       const [, stored, given] = names;
-      return codecGiven
-        ? fail(`${file} was created with the codec "${stored}", not "${given}" (the --codec module's)`)
-        : fail(`${file} was created with the codec "${stored}"; pass --codec <module>[#<export>] naming a module that exports it (built in: only the default codec, "${given}")`);
+      return fail(`${file} was created with the codec "${stored}", not "${given}" (the --codec module's)`);
     }
     default:
   }
   return fail(error.message.replace(API_HINT, ''), exitCodeOf(error));
 }
 
-/** Opens the existing cache file, runs `use(cache)` and closes it. */
-async function withCache(file, codecSpec, use) {
+/** Reads the existing cache file with SharedCache.inspect(), runs `use(inspector)` and closes it. */
+async function withInspector(file, codecSpec, use) {
   const codec = codecSpec === undefined ? undefined : await loadCodec(codecSpec);
+  let inspector;
+  try {
+    inspector = SharedCache.inspect(file, { codec });
+  } catch (error) {
+    throw openError(error, file, codec !== undefined);
+  }
+  try {
+    return await use(inspector);
+  } finally {
+    inspector.close();
+  }
+}
+
+/** A codec under `name` for an open() that never encodes or decodes (reset's clear()). */
+function namedOnly(name) {
+  const refuse = () => {
+    throw new Error(`arenacache cache reset does not encode or decode values of the codec "${name}"`);
+  };
+  return { name, encode: refuse, decode: refuse };
+}
+
+/** Opens the existing cache file for writing, runs `use(cache)` and closes it. */
+async function withCache(file, codecSpec, use) {
+  let codec = codecSpec === undefined ? undefined : await loadCodec(codecSpec);
+  if (codec === undefined) {
+    // The file's codec by name: clear() never needs the codec itself.
+    const stored = await withInspector(file, undefined, (inspector) => (inspector.decodes ? undefined : inspector.codecName));
+    if (stored !== undefined) codec = namedOnly(stored);
+  }
   let cache;
   try {
     // No memoryBytes: open() never creates the file. No near cache: values
     // are never read. populate: false: a large file is not read in.
     cache = SharedCache.open(file, { nearCache: 0, populate: false, codec });
   } catch (error) {
-    throw openError(error, file, codec !== undefined);
+    throw openError(error, file, codecSpec !== undefined);
   }
   try {
     return await use(cache);
   } finally {
     cache.close();
   }
+}
+
+/** The lines naming shards that were not read, for stderr or the verify report. */
+function uncheckedLines(unchecked) {
+  return unchecked.map(({ shard, reason }) => `  shard ${shard}: not checked: ${reason}`);
 }
 
 /** Counters of the invalidation bus: per process, so always 0 in the command's own. */
@@ -164,6 +209,23 @@ function statsText(file, stats) {
     rows.push([name, shown]);
   }
   return `${file}\n${formatPairs(rows)}`;
+}
+
+/** A value as keys --values prints it (see the command's help). */
+function shownValue({ valueKind, value, codec }) {
+  if (valueKind === 'string') return JSON.stringify(value);
+  if (valueKind === 'buffer') return `hex:${hex(value)}`;
+  if (valueKind === 'encoded') return `<${codec}> hex:${hex(value)}`;
+  return inspect(value, { depth: 6, breakLength: Infinity, compact: true });
+}
+
+/** A value as keys --values --json prints it: bytes in hex, a decoded value as it is. */
+function jsonValue({ valueKind, value, codec, error }) {
+  if (valueKind === 'string' || valueKind === 'codec') return { valueKind, value };
+  const shown = { valueKind, codec, value: hex(value), error };
+  if (codec === undefined) delete shown.codec;
+  if (error === undefined) delete shown.error;
+  return shown;
 }
 
 function hex(bytes) {
@@ -184,33 +246,47 @@ function keyFilter(prefix) {
 
 const RUNNERS = {
   stats({ file, values }) {
-    return withCache(file, values.codec, (cache) => {
-      // This command's own open is one of the threads using the file: the
-      // count it reports is of the file's other users.
-      const own = cache.stats();
-      const stats = { ...own, threads: Math.max(0, own.threads - 1) };
+    return withInspector(file, values.codec, (inspector) => {
+      // The inspector is no user of the file: threads are the file's users'.
+      const stats = inspector.stats();
       return { result: stats, text: statsText(file, stats) };
     });
   },
   verify({ file, values }) {
-    return withCache(file, values.codec, (cache) => {
-      const result = cache.verify();
-      const lines = result.ok ? [`ok      ${file}`] : [`FAILED  ${file}: ${result.problems.length} problem(s)`, ...result.problems.map((problem) => `  ${problem}`)];
+    return withInspector(file, values.codec, (inspector) => {
+      const result = inspector.verify();
+      const { problems, unchecked } = result;
+      const skipped = unchecked.length === 0 ? '' : ` (${unchecked.length} of ${inspector.stats().shards} shards not checked)`;
+      const lines = result.ok
+        ? [`ok      ${file}${skipped}`]
+        : [`FAILED  ${file}: ${problems.length} problem(s)${skipped}`, ...problems.map((problem) => `  ${problem}`)];
+      lines.push(...uncheckedLines(unchecked));
       return { result, text: lines.join('\n'), code: result.ok ? EXIT.ok : EXIT.differs };
     });
   },
   keys({ file, values }) {
-    return withCache(file, values.codec, (cache) => {
+    return withInspector(file, values.codec, (inspector) => {
+      const withValues = values.values === true;
+      const read = withValues ? inspector.entries() : inspector.keys();
+      const entries = withValues ? read.entries : read.keys.map((key) => ({ key }));
       const keep = keyFilter(values.prefix);
-      const keys = [];
-      for (const key of cache.keys()) {
-        const entry = typeof key === 'string' ? { key, kind: 'string' } : { key: hex(key), kind: 'buffer' };
-        if (keep(entry)) keys.push(entry);
+      const rows = [];
+      for (const entry of entries) {
+        const { key } = entry;
+        const shown = typeof key === 'string' ? { key, kind: 'string' } : { key: hex(key), kind: 'buffer' };
+        if (keep(shown)) rows.push({ shown, entry });
       }
       // Strings first, then Buffers; each in code unit order (not the locale's).
-      keys.sort((a, b) => (a.kind !== b.kind ? (a.kind === 'string' ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      const text = keys.map(({ key, kind }) => (kind === 'string' ? shownString(key) : `hex:${key}`)).join('\n');
-      return { result: keys, text };
+      rows.sort(({ shown: a }, { shown: b }) => (a.kind !== b.kind ? (a.kind === 'string' ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const lines = rows.map(({ shown: { key, kind }, entry }) => {
+        const line = kind === 'string' ? shownString(key) : `hex:${key}`;
+        return withValues ? `${line}\t${shownValue(entry)}` : line;
+      });
+      const result = rows.map(({ shown, entry }) => (withValues ? { ...shown, ...jsonValue(entry) } : shown));
+      const unchecked = read.unchecked;
+      const warning =
+        unchecked.length === 0 ? undefined : `${file}: the keys of ${unchecked.length} shard(s) are not listed:\n${uncheckedLines(unchecked).join('\n')}`;
+      return { result, text: lines.join('\n'), warning };
     });
   },
   reset({ file, values }) {

@@ -14,6 +14,11 @@ export function fileOpen(path, createMode, feature) {
   return { fd, created };
 }
 
+/** Opens `path` read-only (O_RDONLY) without following a symlink or blocking on a FIFO; returns the descriptor. */
+export function fileOpenReadOnly(path, feature) {
+  return requireNative(feature).fileOpenReadOnly(path);
+}
+
 /** { size, uid, euid, mode, regular, dev, ino } of an open file. */
 export function fileStat(fd) {
   return requireNative('fileStat()').fileStat(fd);
@@ -28,6 +33,16 @@ export function fileLock(fd, kind, wait) {
   return requireNative('fileLock()').fileLock(fd, kind, wait === true);
 }
 
+/** The lock other open file descriptions hold on the arena's range: LOCK_NONE, LOCK_SHARED or LOCK_EXCLUSIVE (takes none). */
+export function fileLockHolder(fd) {
+  return requireNative('fileLockHolder()').fileLockHolder(fd);
+}
+
+/** fileLockHolder() of the file mapped as `buffer` (for a read-only mapping, whose descriptor holds no lock). */
+export function mappingLockHolder(buffer) {
+  return requireNative('mappingLockHolder()').mappingLockHolder(new Uint8Array(buffer));
+}
+
 /** Sets the file's length to `size` bytes and allocates all of them. */
 export function fileResize(fd, size) {
   requireNative('fileResize()').fileResize(fd, size);
@@ -40,6 +55,11 @@ export const POPULATE_WRITE = 2;
 /** Maps `size` bytes of the file as a SharedArrayBuffer (prefaulting as `populate` says); the mapping then owns `fd`. */
 export function fileMap(fd, size, populate) {
   return requireNative('fileMap()').fileMap(fd, size, populate);
+}
+
+/** Maps `size` bytes of the file read-only (PROT_READ, shared: it sees other processes' writes; a store faults); the mapping then owns `fd`. */
+export function fileMapReadOnly(fd, size) {
+  return requireNative('fileMapReadOnly()').fileMapReadOnly(fd, size);
 }
 
 /** Closes a descriptor from fileOpen() that no mapping owns. */

@@ -191,10 +191,14 @@ class FlushWorker : public Napi::AsyncWorker {
 
 void MappedFile::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("fileOpen", Napi::Function::New(env, Open, "fileOpen"));
+  exports.Set("fileOpenReadOnly", Napi::Function::New(env, OpenReadOnly, "fileOpenReadOnly"));
   exports.Set("fileStat", Napi::Function::New(env, Stat, "fileStat"));
   exports.Set("fileLock", Napi::Function::New(env, Lock, "fileLock"));
+  exports.Set("fileLockHolder", Napi::Function::New(env, LockHolder, "fileLockHolder"));
+  exports.Set("mappingLockHolder", Napi::Function::New(env, MappingLockHolder, "mappingLockHolder"));
   exports.Set("fileResize", Napi::Function::New(env, Resize, "fileResize"));
   exports.Set("fileMap", Napi::Function::New(env, Map, "fileMap"));
+  exports.Set("fileMapReadOnly", Napi::Function::New(env, MapReadOnly, "fileMapReadOnly"));
   exports.Set("fileClose", Napi::Function::New(env, Close, "fileClose"));
   exports.Set("mappingRetain", Napi::Function::New(env, Retain, "mappingRetain"));
   exports.Set("mappingRelease", Napi::Function::New(env, Release, "mappingRelease"));
@@ -231,6 +235,19 @@ Napi::Value MappedFile::Open(const Napi::CallbackInfo& info) {
     // Someone else created it between the two opens: open theirs.
     if (errno != EEXIST) return ThrowFsError(env, errno, "open", path);
   }
+}
+
+Napi::Value MappedFile::OpenReadOnly(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Arguments args(info, "fileOpenReadOnly(path)");
+  std::string path;
+  if (!args.Count(1) || !args.Path(args.At(0, "path"), &path)) return env.Undefined();
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+  // writer (the caller refuses anything but a regular file, where the flag
+  // changes nothing); O_NOCTTY: a terminal never becomes ours.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return ThrowFsError(env, errno, "open", path);
+  return Napi::Number::New(env, fd);
 }
 
 Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
@@ -280,6 +297,38 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
   }
 }
 
+namespace {
+
+// The lock other open file descriptions hold on the arena's range of the
+// file open at `fd` (0 none, 1 shared, 2 exclusive), or -1 with errno set.
+// Asks, takes nothing. An exclusive lock conflicts with every other:
+// F_OFD_GETLK describes one that is held, and an exclusive one is the only
+// one while it is held.
+int LockHolderOf(int fd) {
+  struct flock lock = {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = kLivenessBase;
+  int result = 0;
+  while ((result = fcntl(fd, F_OFD_GETLK, &lock)) != 0 && errno == EINTR) {
+  }
+  if (result != 0) return -1;
+  return lock.l_type == F_WRLCK ? 2 : lock.l_type == F_RDLCK ? 1 : 0;
+}
+
+}  // namespace
+
+Napi::Value MappedFile::LockHolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Arguments args(info, "fileLockHolder(fd)");
+  int fd = -1;
+  if (!args.Count(1) || !Fd(args, 0, &fd)) return env.Undefined();
+  const int holder = LockHolderOf(fd);
+  if (holder < 0) return ThrowFsError(env, errno, "fcntl(F_OFD_GETLK)");
+  return Napi::Number::New(env, holder);
+}
+
 Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Arguments args(info, "fileResize(fd, size)");
@@ -296,16 +345,12 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
+namespace {
+
+// Maps `length` bytes of `fd` shared, with protection `prot`; the mapping
+// then owns fd. Throws (returning undefined) on failure, fd still the caller's.
+Napi::Value MapShared(const Napi::CallbackInfo& info, Arguments& args, int fd, size_t length, int populate, int prot) {
   Napi::Env env = info.Env();
-  Arguments args(info, "fileMap(fd, size, populate)");
-  int fd = -1;
-  size_t length = 0;
-  int populate = 0;
-  if (!args.Count(3) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length) ||
-      !args.Integer(args.At(2, "populate"), 0, 2, &populate)) {
-    return env.Undefined();
-  }
   // Pages past the end of a file fault with SIGBUS when touched: a size
   // beyond the file's would crash the process at its first read there.
   struct stat st;
@@ -315,7 +360,7 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
     args.Fail(true, args.At(1, "size"), what);
     return env.Undefined();
   }
-  void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* address = mmap(nullptr, length, prot, MAP_SHARED, fd, 0);
   if (address == MAP_FAILED) return ThrowFsError(env, errno, "mmap");
   // Fault the pages in now, so that first touches do not dominate the first
   // operations: writable for a new arena (all of it is about to be written),
@@ -333,6 +378,31 @@ Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
   }
   HoldsOf(env)->counts[reinterpret_cast<uintptr_t>(address)]++;
   return NewExternalSharedArrayBuffer(env, address, length, DeleteMapping, mapping);
+}
+
+}  // namespace
+
+Napi::Value MappedFile::Map(const Napi::CallbackInfo& info) {
+  Arguments args(info, "fileMap(fd, size, populate)");
+  int fd = -1;
+  size_t length = 0;
+  int populate = 0;
+  if (!args.Count(3) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length) ||
+      !args.Integer(args.At(2, "populate"), 0, 2, &populate)) {
+    return info.Env().Undefined();
+  }
+  return MapShared(info, args, fd, length, populate, PROT_READ | PROT_WRITE);
+}
+
+Napi::Value MappedFile::MapReadOnly(const Napi::CallbackInfo& info) {
+  Arguments args(info, "fileMapReadOnly(fd, size)");
+  int fd = -1;
+  size_t length = 0;
+  if (!args.Count(2) || !Fd(args, 0, &fd) || !args.Integer(args.At(1, "size"), 1, kMaxSafeInteger, &length)) {
+    return info.Env().Undefined();
+  }
+  // PROT_READ: a store through the buffer faults instead of reaching the file.
+  return MapShared(info, args, fd, length, 0, PROT_READ);
 }
 
 Napi::Value MappedFile::Close(const Napi::CallbackInfo& info) {
@@ -522,6 +592,19 @@ Napi::Value MappedFile::LivenessAlive(const Napi::CallbackInfo& info) {
   // read lock is anyone's who may read the file (a group- or
   // world-readable arena): it must not make a dead owner look alive.
   return Napi::Boolean::New(env, lock.l_type == F_WRLCK);
+}
+
+Napi::Value MappedFile::MappingLockHolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* data = nullptr;
+  if (!ViewArgument(info, "mappingLockHolder(view)", &data)) return env.Undefined();
+  const int mappingFd = MappingFd(data);
+  if (mappingFd < 0) return ThrowFsError(env, errno, "mappingLockHolder");
+  const int holder = LockHolderOf(mappingFd);
+  const int error = errno;
+  close(mappingFd);
+  if (holder < 0) return ThrowFsError(env, error, "fcntl(F_OFD_GETLK)");
+  return Napi::Number::New(env, holder);
 }
 
 }  // namespace arenacache

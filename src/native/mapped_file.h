@@ -26,6 +26,9 @@ class MappedFile {
   // following a final symlink; with createMode > 0, creates the file with
   // that mode if it does not exist.
   static Napi::Value Open(const Napi::CallbackInfo& info);
+  // fileOpenReadOnly(path) -> fd: opens read-only (O_RDONLY), without
+  // following a final symlink and without blocking on a FIFO.
+  static Napi::Value OpenReadOnly(const Napi::CallbackInfo& info);
   // fileStat(fd) -> { size, uid, euid, mode, regular, dev, ino, memoryBacked }
   // (memoryBacked: on tmpfs or ramfs)
   static Napi::Value Stat(const Napi::CallbackInfo& info);
@@ -34,12 +37,21 @@ class MappedFile {
   // the liveness bytes past it; converting is atomic). false when it would
   // block and `wait` is false.
   static Napi::Value Lock(const Napi::CallbackInfo& info);
+  // fileLockHolder(fd) -> number: the lock other open file descriptions
+  // hold on the arena's range: 0 none (no process has the arena open), 1
+  // shared (processes use it), 2 exclusive (an opener is creating,
+  // resetting or recovering it). Takes no lock.
+  static Napi::Value LockHolder(const Napi::CallbackInfo& info);
   // fileResize(fd, size): sets the length and allocates every block.
   static Napi::Value Resize(const Napi::CallbackInfo& info);
   // fileMap(fd, size, populate) -> SharedArrayBuffer; populate 0 leaves pages
   // to fault in on use, 1 prefaults them readable, 2 writable. On success the
   // mapping owns fd; on failure the caller still does.
   static Napi::Value Map(const Napi::CallbackInfo& info);
+  // fileMapReadOnly(fd, size) -> SharedArrayBuffer: as fileMap, but mapped
+  // PROT_READ (shared, so it sees other processes' writes): a store through
+  // it faults. For a descriptor from fileOpenReadOnly.
+  static Napi::Value MapReadOnly(const Napi::CallbackInfo& info);
   // fileClose(fd)
   static Napi::Value Close(const Napi::CallbackInfo& info);
   // mappingRetain(view) -> boolean: this thread becomes one more user of the
@@ -70,6 +82,9 @@ class MappedFile {
   // livenessAlive(view, id) -> boolean: whether a thread holds its write
   // lock (a read lock is anyone's who may read the file, never an owner's).
   static Napi::Value LivenessAlive(const Napi::CallbackInfo& info);
+  // mappingLockHolder(view) -> number: fileLockHolder() of the file mapped
+  // at `view` (its mapping's own descriptor holds none for an inspection).
+  static Napi::Value MappingLockHolder(const Napi::CallbackInfo& info);
 };
 
 }  // namespace arenacache

@@ -152,10 +152,13 @@ const EXPORTS = [
   { fn: 'currentThreadId', params: [] },
   { fn: 'isThreadAlive', params: [integer('pid', 1, INT32_MAX, 1), integer('tid', 1, INT32_MAX, 1)] },
   { fn: 'fileOpen', params: [path('path'), integer('createMode', 0, 0o7777, 0)] },
+  { fn: 'fileOpenReadOnly', params: [path('path')] },
   { fn: 'fileStat', params: [fd('fd')] },
   { fn: 'fileLock', params: [fd('fd'), integer('kind', 0, 2, 0), boolean('wait')] },
+  { fn: 'fileLockHolder', params: [fd('fd')] },
   { fn: 'fileResize', params: [fd('fd'), integer('size', 0, SAFE_MAX, 4096)] },
   { fn: 'fileMap', params: [fd('fd'), integer('size', 1, SAFE_MAX, 4096), integer('populate', 0, 2, 0)] },
+  { fn: 'fileMapReadOnly', params: [fd('fd'), integer('size', 1, SAFE_MAX, 4096)] },
   { fn: 'fileClose', params: [fd('fd')] },
   { fn: 'mappingRetain', params: [uint8Array('view')] },
   { fn: 'mappingRelease', params: [uint8Array('view')] },
@@ -165,6 +168,7 @@ const EXPORTS = [
   { fn: 'livenessHold', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
   { fn: 'livenessRelease', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
   { fn: 'livenessAlive', params: [uint8Array('view'), integer('id', 1, 2 ** 30, 1)] },
+  { fn: 'mappingLockHolder', params: [uint8Array('view')] },
   {
     fn: 'futexWait',
     params: [

@@ -169,6 +169,24 @@ SharedCache.open('/dev/shm/app.arena', { memorybytes: 2 ** 20 });
 SharedCache.open(new URL('file:///dev/shm/app.arena'));
 expectType<string | null>(fileCache.path);
 
+{
+  using inspector = SharedCache.inspect('/dev/shm/app.arena', { codec: { name: 'json', encode: (v: unknown) => Buffer.from(JSON.stringify(v)), decode: (b: Buffer) => JSON.parse(b.toString()) } });
+  expectType<string>(inspector.codecName);
+  expectType<boolean>(inspector.decodes);
+  expectType<number>(inspector.stats().threads);
+  const found = inspector.verify();
+  expectType<boolean>(found.ok);
+  expectType<string[]>(found.problems);
+  expectType<number>(found.unchecked[0].shard);
+  expectType<Array<string | Buffer>>(inspector.keys().keys);
+  for (const entry of inspector.entries().entries) {
+    if (entry.valueKind === 'encoded') expectType<string>(entry.codec);
+    if (entry.valueKind === 'string') expectType<string>(entry.value);
+  }
+  // @ts-expect-error inspect() takes only codec
+  SharedCache.inspect('/dev/shm/app.arena', { readOnly: true });
+}
+
 // ---------------------------------------------------------------------------
 // Every method of SharedCache
 

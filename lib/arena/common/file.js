@@ -24,18 +24,31 @@
 // A file is never shrunk: only a sole user resets it. A new or reset arena
 // gets its magic (durably) before anything else, so that what a crash leaves
 // of it is still recognisably ours (see writeMagic).
+//
+// Inspecting (inspectArenaFile) is another way in: the same checks of step
+// 1 on a descriptor opened read-only, then a read-only mapping. It takes no
+// lock at all, so it never makes itself the sole opener (whose recovery
+// would change what it came to look at) and never keeps an opener from
+// becoming one; it only asks the kernel whether an opener holds the arena
+// exclusively (creating, resetting or recovering it) and waits, bounded,
+// until it is done.
 
 import { fdatasyncSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { ArenaCacheError, codes } from '../../errors.js';
 import {
   fileClose,
   fileLock,
+  fileLockHolder,
   fileMap,
+  fileMapReadOnly,
   fileOpen,
+  fileOpenReadOnly,
   fileResize,
   fileStat,
   LOCK_EXCLUSIVE,
+  LOCK_NONE,
   LOCK_SHARED,
+  mappingLockHolder,
   mappingRelease,
   POPULATE_NONE,
   POPULATE_READ,
@@ -43,6 +56,7 @@ import {
 } from '../../native/mapped-file.js';
 import { BLOCKS_MAGIC, HEADER_BYTES, MAGIC } from './layout.js';
 import { mappedArenaOptions } from './mapped-options.js';
+import { ThreadLiveness } from './liveness.js';
 import { FOREIGN_READ_BITS, FOREIGN_WRITE_BITS } from '../../file-mode.js';
 
 /** How long open() waits for another process to finish creating or recovering the file. */
@@ -57,13 +71,19 @@ function fileError(path, what, cause) {
   return new ArenaCacheError(codes.ERR_ARENA_FILE, `could not ${what} arena file ${path}: ${cause.message}`, { cause });
 }
 
-function openFile(path, createMode) {
+/**
+ * Opens the arena file: read-write, created with `createMode` when it is
+ * more than 0 (see fileOpen); with `readOnly`, for reading only (`feature`
+ * names the caller for the error without the addon).
+ */
+function openFile(path, createMode, readOnly = false, feature = FEATURE) {
   try {
-    return fileOpen(path, createMode, FEATURE);
+    return readOnly ? { fd: fileOpenReadOnly(path, feature), created: false } : fileOpen(path, createMode, feature);
   } catch (cause) {
     if (cause instanceof ArenaCacheError) throw cause;
     if (cause.code === 'ENOENT' && createMode === 0) {
-      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} does not exist; pass options.memoryBytes to create it`, { cause });
+      const advice = readOnly ? '' : '; pass options.memoryBytes to create it';
+      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} does not exist${advice}`, { cause });
     }
     if (cause.code === 'ELOOP') {
       throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} is a symbolic link; arena files are opened without following links`, { cause });
@@ -89,12 +109,15 @@ function checkFile(path, stat, created) {
   }
 }
 
-/** Waits (bounded) for a shared lock: another process may be creating or recovering the file. */
-function lockShared(path, fd) {
+/**
+ * Waits (bounded) until `ready()`: another process may be creating,
+ * resetting or recovering the file, holding its lock exclusively.
+ */
+function waitForOpener(path, ready) {
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const deadline = performance.now() + OPEN_WAIT_MS;
   let sleepMs = 0.1;
-  while (!fileLock(fd, LOCK_SHARED, false)) {
+  while (!ready()) {
     if (performance.now() > deadline) {
       throw new ArenaCacheError(
         codes.ERR_ARENA_BUSY,
@@ -104,6 +127,11 @@ function lockShared(path, fd) {
     Atomics.wait(pause, 0, 0, sleepMs);
     sleepMs = Math.min(sleepMs * 2, 20);
   }
+}
+
+/** Waits (bounded) for a shared lock: another process may be creating or recovering the file. */
+function lockShared(path, fd) {
+  waitForOpener(path, () => fileLock(fd, LOCK_SHARED, false));
 }
 
 /** Names of the arena kinds a file may hold, by magic, for the message that refuses another kind. */
@@ -140,7 +168,7 @@ function contentOf(fd, size, magic) {
  * (see contentOf). The message names what the file is when it is another
  * kind of arena, and never suggests a reset, which refuses it too.
  */
-function notArena(path, size, first, magic) {
+function notArena(path, size, first, magic, caller = 'open()') {
   const expected = `0x${(magic >>> 0).toString(16)}`;
   let found;
   if (first < 0) found = `its ${size} bytes do not hold the magic ${expected}`;
@@ -148,7 +176,9 @@ function notArena(path, size, first, magic) {
   else found = `it starts with 0x${first.toString(16).padStart(8, '0')}, not the magic ${expected}`;
   return new ArenaCacheError(
     codes.ERR_ARENA_NOT_ARENA,
-    `arena file ${path} is not a ${KIND_NAMES.get(magic >>> 0)} arena (${found}); open() never overwrites another kind of file: remove it or choose another path`,
+    caller === 'open()'
+      ? `arena file ${path} is not a ${KIND_NAMES.get(magic >>> 0)} arena (${found}); open() never overwrites another kind of file: remove it or choose another path`
+      : `arena file ${path} is not a ${KIND_NAMES.get(magic >>> 0)} arena (${found})`,
   );
 }
 
@@ -189,9 +219,10 @@ function resize(path, fd, bytes) {
   }
 }
 
+/** Maps the file: read-write, prefaulted as `populate` says, or read-only (`populate` null). */
 function map(path, fd, bytes, populate) {
   try {
-    return fileMap(fd, bytes, populate);
+    return populate === null ? fileMapReadOnly(fd, bytes) : fileMap(fd, bytes, populate);
   } catch (cause) {
     if (SPACE_ERRORS.has(cause.code)) {
       throw new ArenaCacheError(codes.ERR_ARENA_ALLOC, `could not map the ${bytes} bytes of arena file ${path} (${cause.message})`, { cause });
@@ -200,9 +231,16 @@ function map(path, fd, bytes, populate) {
   }
 }
 
-function attach(path, kind, buffer) {
+/** kind.attach(), or kind.inspect(buffer, `inspecting`) when given, with a header's error worded for the file. */
+/**
+ * @param {string} path
+ * @param {any} kind an ArenaKind, or for `inspecting` one with inspect()
+ * @param {SharedArrayBuffer} buffer
+ * @param {{ liveness: ThreadLiveness, users: () => boolean } | null} [inspecting]
+ */
+function attach(path, kind, buffer, inspecting = null) {
   try {
-    return kind.attach(buffer, mappedArenaOptions(buffer));
+    return inspecting !== null ? kind.inspect(buffer, inspecting) : kind.attach(buffer, mappedArenaOptions(buffer));
   } catch (cause) {
     if (!HEADER_CODES.has(cause?.code)) throw cause;
     // Only a file that starts with the magic gets here (see contentOf): an
@@ -216,8 +254,12 @@ function attach(path, kind, buffer) {
  * a mapped buffer (`plan`: what openArenaFile's options.plan() returned, in
  * the shape this kind's create takes), an existing one attached, and one left
  * by exited processes recovered.
+ * `inspect` (optional) reads an existing one through a read-only mapping
+ * (see inspectArenaFile): `liveness` answers for claims (it holds none),
+ * `users()` says whether processes have the file open (asked, not locked).
  * @typedef {{ magic: number, create(buffer: SharedArrayBuffer, plan: unknown, options: object): object,
- *   attach(buffer: SharedArrayBuffer, options: object): object, recover(arena: object, options: { rebuildLocked: boolean }): number }} ArenaKind
+ *   attach(buffer: SharedArrayBuffer, options: object): object, recover(arena: object, options: { rebuildLocked: boolean }): number,
+ *   inspect?(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: () => boolean }): object }} ArenaKind
  */
 
 /**
@@ -311,6 +353,46 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind }) {
         // Already gone or replaced: nothing of ours to clean up.
       }
     }
+    throw error;
+  }
+}
+
+/**
+ * Reads the arena in the existing file at `path` without changing it:
+ * kind.inspect() on a read-only mapping of a read-only descriptor, after
+ * the checks open() makes (no symlink, a regular file of this user that
+ * nobody else may write, an arena of `kind`). Takes no lock: runs no
+ * recovery, never stands in an opener's way; waits (bounded, OPEN_WAIT_MS)
+ * only while an opener holds the file exclusively (creating, resetting or
+ * recovering it). `feature` names the caller in the error without the addon.
+ * @param {string} path
+ * @param {{ kind: { magic: number, inspect(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: () => boolean }): object }, feature: string }} options
+ * @returns {object} what kind.inspect() returned; its `buffer`'s mapping
+ *   owns the descriptor (give it back with mappingRelease)
+ */
+export function inspectArenaFile(path, { kind, feature }) {
+  const { fd } = openFile(path, 0, true, feature);
+  let buffer = null;
+  try {
+    checkFile(path, fileStat(fd), false);
+    const early = contentOf(fd, fileStat(fd).size, kind.magic);
+    if (early.content === 'foreign' && early.first > 0) throw notArena(path, fileStat(fd).size, early.first, kind.magic, 'inspect');
+    waitForOpener(path, () => fileLockHolder(fd) !== LOCK_EXCLUSIVE);
+    const size = fileStat(fd).size;
+    const { content, first } = contentOf(fd, size, kind.magic);
+    if (content === 'foreign') throw notArena(path, size, first, kind.magic, 'inspect');
+    if (content === 'empty' || content === 'unfinished') {
+      throw new ArenaCacheError(codes.ERR_ARENA_FILE, `arena file ${path} holds no arena yet`);
+    }
+    if (size < HEADER_BYTES) {
+      throw new ArenaCacheError(codes.ERR_ARENA_TRUNCATED, `arena file ${path} is ${size} bytes, too small for an arena header`);
+    }
+    buffer = map(path, fd, size, null);
+    const mapped = buffer;
+    return attach(path, kind, buffer, { liveness: new ThreadLiveness(buffer), users: () => mappingLockHolder(mapped) !== LOCK_NONE });
+  } catch (error) {
+    if (buffer !== null) mappingRelease(buffer);
+    else fileClose(fd);
     throw error;
   }
 }

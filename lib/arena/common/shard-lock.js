@@ -306,14 +306,7 @@ export class ShardLock {
    * but before recording itself (own()) cannot be named.
    */
   holderState(shard, seq) {
-    const meta = shard.meta;
-    // The identity counts only if it was written for this very holding and
-    // the holding is still going on once it has been read.
-    if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return OWNER_UNKNOWN;
-    const word = meta[M_OWNER_PID];
-    const id = meta[M_OWNER_TID];
-    if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq) return OWNER_UNKNOWN;
-    return ownerState(word, id, this.liveness);
+    return lockHolder(shard.meta, seq, this.liveness).state;
   }
 
   /**
@@ -361,6 +354,24 @@ export class ShardLock {
     if (shard.isCacheShard) publishRepair(shard.index, 'lock-lost', lost);
     this.release(shard, held);
   }
+}
+
+/**
+ * Who holds holding `seq` (odd) of the lock in `meta`, read without writing
+ * anything: { state, pid }, state OWNER_DEAD, OWNER_ALIVE or OWNER_UNKNOWN
+ * (see liveness.js; `liveness` null for an in-memory arena), pid the
+ * holder's as it recorded it (0: not recorded; for messages only). A holder
+ * killed after taking the lock but before recording itself (own()) cannot
+ * be named.
+ */
+export function lockHolder(meta, seq, liveness) {
+  // The identity counts only if it was written for this very holding and
+  // the holding is still going on once it has been read.
+  if (Atomics.load(meta, M_OWNER_SEQ) !== seq) return { state: OWNER_UNKNOWN, pid: 0 };
+  const word = meta[M_OWNER_PID];
+  const id = meta[M_OWNER_TID];
+  if (Atomics.load(meta, M_OWNER_SEQ) !== seq || Atomics.load(meta, M_SEQ) !== seq) return { state: OWNER_UNKNOWN, pid: 0 };
+  return { state: ownerState(word, id, liveness), pid: pidOf(word) };
 }
 
 /**

@@ -203,26 +203,51 @@ function resetSlot(buffer, layout, all, owners, slot, damage) {
  * (the calling thread's slot); its owner, if alive, counts on from zero.
  */
 export function sumThreadSlots(buffer, layout, counters) {
+  let repairs = 0;
+  const totals = sumSlots(buffer, layout, (all, owners, slot, damage) => {
+    if (resetSlot(buffer, layout, all, owners, slot, damage)) repairs++;
+  });
+  // Counted after the sum, which has read the calling thread's slot (or skipped it, if it was the damaged one).
+  counters[STAT.threadSlotRepairs] += repairs;
+  totals.threadSlotRepairs += repairs;
+  return totals;
+}
+
+/**
+ * sumThreadSlots() without writing anything (for an inspection: see
+ * entries/inspector.js): damaged slots are left out, not reset, and a slot
+ * counts as a thread only when `isAlive(pidWord, ownerWord)` says so.
+ */
+export function readThreadSlots(buffer, layout, isAlive) {
+  return sumSlots(buffer, layout, () => {}, isAlive);
+}
+
+/**
+ * The counters of every sound slot summed, and `threads`: the slots that
+ * have an owner (with `isAlive`, one it calls alive). `onDamage(all,
+ * owners, slot, damage)` is called for each damaged slot, which is left out.
+ */
+function sumSlots(buffer, layout, onDamage, isAlive = null) {
   const { all, owners } = slotViews(buffer, layout);
   const totals = {};
   for (const name of COUNTER_NAMES) totals[name] = 0;
   let threads = 0;
-  let repairs = 0;
+  const owned = (slot) => {
+    const owner = Atomics.load(owners, slot * WORDS_PER_SLOT);
+    return owner !== 0 && (isAlive === null || isAlive(owners[slot * WORDS_PER_SLOT + 1], owner));
+  };
   for (let slot = 0; slot < layout.threadSlots; slot++) {
     const damage = slotDamage(all, owners, slot);
     if (damage !== null) {
-      if (resetSlot(buffer, layout, all, owners, slot, damage)) repairs++;
+      onDamage(all, owners, slot, damage);
       // A possible owner keeps its slot, and counts as a thread.
-      if (damage.word !== 0 && Atomics.load(owners, slot * WORDS_PER_SLOT) !== 0) threads++;
+      if (damage.word !== 0 && owned(slot)) threads++;
       continue;
     }
-    if (owners[slot * WORDS_PER_SLOT] !== 0) threads++;
+    if (owned(slot)) threads++;
     const base = slot * DOUBLES_PER_SLOT;
     for (const name of COUNTER_NAMES) totals[name] += all[base + STAT[name]];
   }
-  // Counted after the sum, which has read the calling thread's slot (or skipped it, if it was the damaged one).
-  counters[STAT.threadSlotRepairs] += repairs;
-  totals.threadSlotRepairs += repairs;
   totals.threads = threads;
   return totals;
 }

@@ -683,55 +683,12 @@ export class Arena {
   }
 
   collect(shard, withValues) {
-    const entries = [];
-    const table = shard.table;
-    const u32 = shard.u32;
-    const now = this.clock.now();
-    for (let i = 0; i < shard.slots; i++) {
-      const w0 = table[2 * i];
-      if (w0 === 0) continue;
-      const offset = (w0 - 1) * 8;
-      const o4 = offset >>> 2;
-      const flags = u32[o4];
-      const keyLength = flags >>> 16;
-      // Expired and stale entries are left out, as get() misses them.
-      if ((flags & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) continue;
-      if ((flags & HAS_STALE) !== 0 && shard.f64[(offset >>> 3) + STALE_F64] <= now) continue;
-      const keyStart = recordKeyStart(offset, flags);
-      const valueStart = keyStart + paddedKeyBytes(keyLength);
-      const valueLength = u32[o4 + 1];
-      if (!(valueStart + valueLength <= shard.regionBytes)) return null;
-      const entry = {
-        keyKind: (flags >>> KEY_KIND_SHIFT) & 1,
-        key: shard.u8.slice(keyStart, keyStart + keyLength),
-        valueKind: (flags >>> VALUE_KIND_SHIFT) & 3,
-        value: undefined,
-      };
-      if (withValues) {
-        entry.value =
-          entry.valueKind === VALUE_UTF8
-            ? this.readUtf8(shard, valueStart, valueLength)
-            : Buffer.from(shard.u8.slice(valueStart, valueStart + valueLength).buffer);
-      }
-      entries.push(entry);
-    }
-    return entries;
+    return collectEntries(shard, withValues, this.clock.now(), (start, length) => this.readUtf8(shard, start, length));
   }
 
   /** Arena-wide counters and sizes. */
   stats() {
-    const totals = sumThreadSlots(this.buffer, this.header, this.counters);
-    let entries = 0;
-    let liveBytes = 0;
-    let usedBytes = 0;
-    let smallEntries = 0;
-    for (const shard of this.shards) {
-      entries += shard.meta[M_COUNT];
-      liveBytes += shard.meta[M_LIVE_BYTES];
-      usedBytes += shard.main.used + shard.small.used;
-      smallEntries += shard.small.count;
-    }
-    return { totals, entries, liveBytes, usedBytes, smallEntries };
+    return { totals: sumThreadSlots(this.buffer, this.header, this.counters), ...shardSizes(this.shards) };
   }
 
   hashStartFor(keyKind) {
@@ -739,3 +696,61 @@ export class Arena {
   }
 }
 
+
+/** The entries, live bytes, used bytes and small-ring entries of `shards`, summed (read as they are, without a lock). */
+export function shardSizes(shards) {
+  let entries = 0;
+  let liveBytes = 0;
+  let usedBytes = 0;
+  let smallEntries = 0;
+  for (const shard of shards) {
+    entries += shard.meta[M_COUNT];
+    liveBytes += shard.meta[M_LIVE_BYTES];
+    usedBytes += shard.main.used + shard.small.used;
+    smallEntries += shard.small.count;
+  }
+  return { entries, liveBytes, usedBytes, smallEntries };
+}
+
+/**
+ * The live entries of `shard` (expired and stale ones left out, as get()
+ * misses them), as { keyKind, key: Uint8Array, valueKind, value } with
+ * private copies of the key and (if `withValues`) the value, a Buffer or,
+ * through `readText(start, length)`, a string; null when a record points
+ * outside the region (a torn read, or damage). Reads only: the caller makes
+ * it one instant of the shard (a lock, or a sequence check).
+ */
+export function collectEntries(shard, withValues, now, readText) {
+  const entries = [];
+  const table = shard.table;
+  const u32 = shard.u32;
+  for (let i = 0; i < shard.slots; i++) {
+    const w0 = table[2 * i];
+    if (w0 === 0) continue;
+    const offset = (w0 - 1) * 8;
+    const o4 = offset >>> 2;
+    const flags = u32[o4];
+    const keyLength = flags >>> 16;
+    // Expired and stale entries are left out, as get() misses them.
+    if ((flags & HAS_TTL) !== 0 && shard.f64[(offset >>> 3) + EXPIRY_F64] <= now) continue;
+    if ((flags & HAS_STALE) !== 0 && shard.f64[(offset >>> 3) + STALE_F64] <= now) continue;
+    const keyStart = recordKeyStart(offset, flags);
+    const valueStart = keyStart + paddedKeyBytes(keyLength);
+    const valueLength = u32[o4 + 1];
+    if (!(valueStart + valueLength <= shard.regionBytes)) return null;
+    const entry = {
+      keyKind: (flags >>> KEY_KIND_SHIFT) & 1,
+      key: shard.u8.slice(keyStart, keyStart + keyLength),
+      valueKind: (flags >>> VALUE_KIND_SHIFT) & 3,
+      value: undefined,
+    };
+    if (withValues) {
+      entry.value =
+        entry.valueKind === VALUE_UTF8
+          ? readText(valueStart, valueLength)
+          : Buffer.from(shard.u8.slice(valueStart, valueStart + valueLength).buffer);
+    }
+    entries.push(entry);
+  }
+  return entries;
+}
