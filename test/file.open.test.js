@@ -191,6 +191,10 @@ test('open() argument and option errors name what was expected', { skip }, (t) =
     name: 'TypeError',
     message: 'options.rest is not a known option; did you mean reset?',
   });
+  assert.throws(() => SharedCache.open(path, { readOnly: true }), {
+    name: 'TypeError',
+    message: 'options.readOnly is not a known option of SharedCache.open(); to read a cache file without recovering, locking or writing it, use SharedCache.inspect(path)',
+  });
   assert.throws(() => SharedCache.open(path, { memoryBytes: MiB, reset: 1 }), { name: 'TypeError', message: 'options.reset must be a boolean (got 1)' });
   assert.throws(() => SharedCache.open(path, { memoryBytes: MiB, populate: 'yes' }), {
     name: 'TypeError',

@@ -180,6 +180,12 @@ const HEADER_NAMES = Object.freeze({
  * existing file must agree with (see mismatchedOption).
  */
 export function resolveOpenOptions(options) {
+  // What a user looking for a read-only open writes: point them at inspect().
+  for (const name of ['readOnly', 'readonly']) {
+    if (options !== null && typeof options === 'object' && Object.hasOwn(options, name)) {
+      throw new TypeError(`options.${name} is not a known option of SharedCache.open(); to read a cache file without recovering, locking or writing it, use SharedCache.inspect(path)`);
+    }
+  }
   const { reset, mode, populate, defined } = splitFileOptions(options, OPEN_DEFAULTS);
   const { checksums = OPEN_DEFAULTS.checksums, ...cacheOptions } = defined;
   checkBoolean(checksums, 'options.checksums');
