@@ -63,7 +63,10 @@ test('sweepIntervalMs: 0 turns the sweeper off', async () => {
 });
 
 test('exactly one thread sweeps, and another takes over when it exits', async () => {
-  const cache = new SharedCache({ memoryBytes: 4 * MiB, sweepIntervalMs: 20 });
+  // The lease is 3 intervals long: a holder whose timer a loaded machine
+  // delays past it may lose the lease to another thread (sweeping twice
+  // costs time, nothing else). 200 ms intervals keep that out of the test.
+  const cache = new SharedCache({ memoryBytes: 4 * MiB, sweepIntervalMs: 200 });
   const header = new Int32Array(cache.handle.buffer, 0, 1024);
   const lib = new URL('../lib/index.js', import.meta.url).href;
   const workers = [1, 2, 3].map(
@@ -81,7 +84,7 @@ test('exactly one thread sweeps, and another takes over when it exits', async ()
   await Promise.all(workers.map((worker) => once(worker, 'message')));
   // Watch the lease for a while: one holder at a time.
   const holders = new Set();
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 60; i++) {
     holders.add(Atomics.load(header, H32_SWEEPER_TID));
     await sleep(10);
   }
@@ -90,7 +93,7 @@ test('exactly one thread sweeps, and another takes over when it exits', async ()
   // Close this thread's cache so only the workers can sweep, then terminate
   // whichever worker holds the lease; another one must take it over.
   cache.close();
-  await sleep(100);
+  await sleep(500);
   const first = Atomics.load(header, H32_SWEEPER_TID);
   await Promise.all(workers.map((worker) => worker.terminate()));
   const survivors = [1, 2].map(
