@@ -214,14 +214,17 @@ test('an eviction ends the kept value', () => {
 test('a kept value is never served after its ttl, with or without ttlResolution', async () => {
   for (const ttlResolution of [0, 20]) {
     const cache = newCache({ ttlResolution, sweepIntervalMs: 0 });
+    // Timed from before the set: the entry's ttl runs from there, and warming
+    // may take a while on a loaded machine.
+    const expiresAt = Date.now() + 150;
     cache.set('short', { v: 1 }, { ttl: 150 });
     warm(cache, 'short');
-    const expiresAt = Date.now() + 150;
-    while (Date.now() < expiresAt - 20) {
+    while (Date.now() < expiresAt - 50) {
       assert.deepEqual(cache.get('short'), { v: 1 });
       await sleep(5);
     }
-    await sleep(40 + ttlResolution);
+    // 20 ms past the expiry (the set came just after expiresAt was taken), and past the resolution.
+    await sleep(Math.max(0, expiresAt - Date.now()) + 20 + ttlResolution);
     assert.equal(cache.get('short'), undefined, `ttlResolution ${ttlResolution}`);
     cache.close();
   }
