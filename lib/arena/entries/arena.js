@@ -696,7 +696,6 @@ export class Arena {
   }
 }
 
-
 /** The entries, live bytes, used bytes and small-ring entries of `shards`, summed (read as they are, without a lock). */
 export function shardSizes(shards) {
   let entries = 0;
