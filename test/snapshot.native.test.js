@@ -503,6 +503,28 @@ test('progress: reports at most every 50 ms and a final (n, n, bytes) before the
 });
 
 test('a source written to during the copy is retried, then kept and flagged UNSTABLE; progress during a long run', { skip }, async () => {
+  // The writer must be writing while each copy of the busy file runs. On a
+  // loaded machine (other test files at once) it can miss a core for the
+  // whole of one copy, which then rightly finds the file stable: such a try
+  // proves nothing, so the scenario is tried up to three times.
+  let tried;
+  for (let attempt = 1; ; attempt++) {
+    tried = await copyWhileWritten();
+    const { results } = tried;
+    if ((results.flags[0] === FLAG_UNSTABLE && results.flags[2] === FLAG_UNSTABLE) || attempt === 3) break;
+  }
+  const { dir, results, calls, calm } = tried;
+  assert.deepEqual([...results.flags], [FLAG_UNSTABLE, 0, FLAG_UNSTABLE, 0]);
+  assert.deepEqual([...results.errnos], [0, 0, 0, 0]);
+  assert.ok(results.sizes[0] >= 32 << 20 && results.sizes[2] >= 32 << 20);
+  assert.equal(fs.statSync(path.join(dir, 'busy.copy')).size, results.sizes[0], 'the last copy is kept');
+  assert.ok(fs.readFileSync(path.join(dir, 'calm.copy')).equals(fs.readFileSync(calm)));
+  assert.ok(calls.length >= 2, 'reports during the run too (through the threadsafe function)');
+  assert.deepEqual(calls.at(-1), [4, 4, results.bytes]);
+});
+
+/** Clones and packs a file that a worker appends to all the while, and a calm one beside it. */
+async function copyWhileWritten() {
   const dir = freshDir();
   const [busy, calm] = [path.join(dir, 'busy'), path.join(dir, 'calm')];
   fs.writeFileSync(busy, Buffer.alloc(32 << 20, 1));
@@ -539,14 +561,8 @@ test('a source written to during the copy is retried, then kept and flagged UNST
     Atomics.store(stop, 0, 1);
     await once(writer, 'exit');
   }
-  assert.deepEqual([...results.flags], [FLAG_UNSTABLE, 0, FLAG_UNSTABLE, 0]);
-  assert.deepEqual([...results.errnos], [0, 0, 0, 0]);
-  assert.ok(results.sizes[0] >= 32 << 20 && results.sizes[2] >= 32 << 20);
-  assert.equal(fs.statSync(path.join(dir, 'busy.copy')).size, results.sizes[0], 'the last copy is kept');
-  assert.ok(fs.readFileSync(path.join(dir, 'calm.copy')).equals(fs.readFileSync(calm)));
-  assert.ok(calls.length >= 2, 'reports during the run too (through the threadsafe function)');
-  assert.deepEqual(calls.at(-1), [4, 4, results.bytes]);
-});
+  return { dir, results, calls, calm };
+}
 
 test('10000 jobs of 1 KiB files into a pack take well under a second', { skip }, async (t) => {
   const dir = freshDir();
