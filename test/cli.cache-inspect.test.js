@@ -11,36 +11,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Arena } from '../lib/arena/entries/arena.js';
 import { STAMP_F64 } from '../lib/arena/entries/record.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath, killProcess, startProcess } from './helpers/arena-files.js';
 import { jsonCodec } from './helpers/codecs.js';
+import { cli, cliFailure as failure, cliJson as json } from './helpers/cli.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { MiB } from './helpers/units.js';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = path.join(root, 'bin/arenacache.js');
-
-/** Runs the command; resolves with its exit code and output. */
-function cli(...args) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== 'number') reject(error);
-      else resolve({ code: error === null ? 0 : error.code, stdout, stderr });
-    });
-  });
-}
-
-async function json(...args) {
-  const result = await cli(...args, '--json');
-  return { ...result, value: JSON.parse(result.stdout) };
-}
-
-function failure(code, message) {
-  return { code, stdout: '', stderr: `arenacache: ${message}\n` };
-}
 
 function sha256(file) {
   return createHash('sha256').update(readFileSync(file)).digest('hex');

@@ -3,7 +3,7 @@
 // every error with its message and exit code, and the commands on a file
 // that another process is using at the same time.
 import assert from 'node:assert/strict';
-import { execFile, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -14,33 +14,13 @@ import { STAMP_F64 } from '../lib/arena/entries/record.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { jsonCodec } from './helpers/codecs.js';
+import { cli, cliFailure as failure, cliJson as json } from './helpers/cli.js';
 import { tempDir } from './helpers/fs-tree.js';
 import { MiB } from './helpers/units.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = path.join(root, 'bin/arenacache.js');
 const childScript = fileURLToPath(new URL('./fixtures/cli-cache-child.js', import.meta.url));
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-
-/** Runs the command; resolves with its exit code and output (independent runs go in parallel). */
-function cli(...args) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== 'number') reject(error);
-      else resolve({ code: error === null ? 0 : error.code, stdout, stderr });
-    });
-  });
-}
-
-async function json(...args) {
-  const result = await cli(...args, '--json');
-  return { ...result, value: JSON.parse(result.stdout) };
-}
-
-/** A usage or failure as the command prints it: nothing on stdout, one line on stderr. */
-function failure(code, message) {
-  return { code, stdout: '', stderr: `arenacache: ${message}\n` };
-}
 
 /** A cache file holding a few string and Buffer keys, closed again. */
 function cacheFile(t, options = {}) {

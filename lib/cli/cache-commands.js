@@ -144,20 +144,28 @@ function openError(error, file, codecGiven) {
   return fail(error.message.replace(API_HINT, ''), exitCodeOf(error));
 }
 
+/**
+ * Runs `use(opened)` on what `open()` returns (its errors in the words of
+ * the command line) and closes it afterwards.
+ */
+async function using(open, file, codecGiven, use) {
+  let opened;
+  try {
+    opened = open();
+  } catch (error) {
+    throw openError(error, file, codecGiven);
+  }
+  try {
+    return await use(opened);
+  } finally {
+    opened.close();
+  }
+}
+
 /** Reads the existing cache file with SharedCache.inspect(), runs `use(inspector)` and closes it. */
 async function withInspector(file, codecSpec, use) {
   const codec = codecSpec === undefined ? undefined : await loadCodec(codecSpec);
-  let inspector;
-  try {
-    inspector = SharedCache.inspect(file, { codec });
-  } catch (error) {
-    throw openError(error, file, codec !== undefined);
-  }
-  try {
-    return await use(inspector);
-  } finally {
-    inspector.close();
-  }
+  return using(() => SharedCache.inspect(file, { codec }), file, codec !== undefined, use);
 }
 
 /** A codec under `name` for an open() that never encodes or decodes (reset's clear()). */
@@ -176,19 +184,9 @@ async function withCache(file, codecSpec, use) {
     const stored = await withInspector(file, undefined, (inspector) => (inspector.decodes ? undefined : inspector.codecName));
     if (stored !== undefined) codec = namedOnly(stored);
   }
-  let cache;
-  try {
-    // No memoryBytes: open() never creates the file. No near cache: values
-    // are never read. populate: false: a large file is not read in.
-    cache = SharedCache.open(file, { nearCache: 0, populate: false, codec });
-  } catch (error) {
-    throw openError(error, file, codecSpec !== undefined);
-  }
-  try {
-    return await use(cache);
-  } finally {
-    cache.close();
-  }
+  // No memoryBytes: open() never creates the file. No near cache: values
+  // are never read. populate: false: a large file is not read in.
+  return using(() => SharedCache.open(file, { nearCache: 0, populate: false, codec }), file, codecSpec !== undefined, use);
 }
 
 /** The lines naming shards that were not read, for stderr or the verify report. */

@@ -76,7 +76,7 @@ export function runDoctorCommand(argv) {
     version: version(),
     node: { version: process.version, abi: process.versions.modules, platform: process.platform, arch: process.arch },
     native: { available: nativeAvailable, binary: nativeBinary, reason: nativeUnavailableReason },
-    install: nativeInstallRecord,
+    install: nativeInstallRecord(),
   };
   return { result: report, text: describe(report), code: nativeAvailable ? EXIT.ok : EXIT.differs };
 }

@@ -78,7 +78,8 @@ function load() {
     return { addon: null, reason: 'disabled by the environment variable ARENACACHE_NATIVE=off' };
   }
   const candidates = [findPrebuild(), path.join(packageRoot, 'build', 'Release', 'arenacache.node')];
-  const hint = () => [installNote(installRecord), BUILD_HINT].filter(Boolean).join('; ');
+  // The install record is read only when the addon is missing: a working load reads no more files.
+  const hint = () => [installNote(readInstallRecord()), BUILD_HINT].filter(Boolean).join('; ');
   const failures = [];
   for (const binary of candidates) {
     if (binary === null || !existsSync(binary)) continue;
@@ -104,15 +105,16 @@ function load() {
   };
 }
 
-const installRecord = readInstallRecord();
 const { addon, reason, binary = null } = load();
 
 /**
  * What the install script recorded in build/arenacache-install.json
  * (outcome 'present', 'built', 'failed' or 'skipped', reason, node, abi,
- * time, log), or null when it has not run in this package.
+ * time, log), or null when it has not run in this package; read when asked.
  */
-export const nativeInstallRecord = installRecord;
+export function nativeInstallRecord() {
+  return readInstallRecord();
+}
 
 /**
  * The addon's functions, or null when it did not load: for the wrappers

@@ -231,8 +231,9 @@ function map(path, fd, bytes, populate) {
   }
 }
 
-/** kind.attach(), or kind.inspect(buffer, `inspecting`) when given, with a header's error worded for the file. */
 /**
+ * kind.attach(), or kind.inspect(buffer, `inspecting`) when given, with a
+ * header's error worded for the file.
  * @param {string} path
  * @param {any} kind an ArenaKind, or for `inspecting` one with inspect()
  * @param {SharedArrayBuffer} buffer
@@ -374,9 +375,11 @@ export function inspectArenaFile(path, { kind, feature }) {
   const { fd } = openFile(path, 0, true, feature);
   let buffer = null;
   try {
-    checkFile(path, fileStat(fd), false);
-    const early = contentOf(fd, fileStat(fd).size, kind.magic);
-    if (early.content === 'foreign' && early.first > 0) throw notArena(path, fileStat(fd).size, early.first, kind.magic, 'inspect');
+    const found = fileStat(fd);
+    checkFile(path, found, false);
+    // Another kind of file is refused before waiting for an opener it has none of.
+    const early = contentOf(fd, found.size, kind.magic);
+    if (early.content === 'foreign' && early.first > 0) throw notArena(path, found.size, early.first, kind.magic, 'inspect');
     waitForOpener(path, () => fileLockHolder(fd) !== LOCK_EXCLUSIVE);
     const size = fileStat(fd).size;
     const { content, first } = contentOf(fd, size, kind.magic);
