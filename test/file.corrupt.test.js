@@ -7,7 +7,7 @@ import test from 'node:test';
 import { headerFieldIndex } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { SharedCache } from '../lib/index.js';
-import { arenaPath } from './helpers/arena-files.js';
+import { arenaPath, forgetCleanClose } from './helpers/arena-files.js';
 import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';
@@ -70,7 +70,7 @@ const cases = [
     name: 'the previous layout version',
     damage: (path) => writeAt(path, 4, Buffer.from([2, 0, 0, 0])),
     code: 'ERR_ARENA_VERSION',
-    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads versions 3 to 4; ${RESET_HINT}`,
+    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads versions 3 to 5; ${RESET_HINT}`,
   },
   {
     name: 'a damaged header field',
@@ -123,6 +123,7 @@ for (const checksums of [true, false]) {
     const tablesOffset = header.readDoubleLE(headerFieldIndex('tablesOffset') * 8);
     writeSync(fd, Buffer.alloc(256, 0x5a), 0, 256, tablesOffset);
     closeSync(fd);
+    forgetCleanClose(path);
     const reopened = SharedCache.open(path);
     const stats = reopened.stats();
     assert.equal(stats.shardRepairs, 1, 'exactly the damaged shard was repaired');

@@ -9,7 +9,7 @@ import { headerFieldIndex } from '../lib/arena/common/layout.js';
 import { M64_WRITE_STAMP, M_RINGS } from '../lib/arena/common/shard-meta.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { ArenaCacheError, SharedCache } from '../lib/index.js';
-import { arenaPath } from './helpers/arena-files.js';
+import { arenaPath, forgetCleanClose } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
@@ -35,6 +35,7 @@ test('a rewrite in place torn by a page from before it is dropped on reopen, not
   const page = Math.floor((at + 5000) / PAGE) * PAGE;
   before.copy(after, page, page, page + PAGE);
   writeFileSync(path, after);
+  forgetCleanClose(path);
   cache = SharedCache.open(path);
   t.after(() => cache.close());
   assert.equal(cache.get('doc'), undefined);
@@ -112,6 +113,7 @@ for (const [changed, what] of [[0.15, 'a few writes'], [1, 'many writes']]) {
     const random = seededRandom(seed);
     const { path, older, newer, versions } = twoGenerations(t, random, changed);
     writeFileSync(path, newer);
+    forgetCleanClose(path);
     const whole = checkServed(path, versions).served;
     let failures = 0;
     let served = 0;
@@ -120,6 +122,7 @@ for (const [changed, what] of [[0.15, 'a few writes'], [1, 'many writes']]) {
       // The header page stays new (its immutable part is the same in both).
       for (let page = PAGE; page < image.length; page += PAGE) if (random() < 0.5) older.copy(image, page, page, page + PAGE);
       writeFileSync(path, image);
+      forgetCleanClose(path);
       const result = checkServed(path, versions);
       failures += result.stats.checksumFailures;
       served += result.served;
@@ -148,6 +151,7 @@ test(`${TRIALS} files with flipped bytes in their data: nothing damaged is serve
       image[at] ^= 1 << Math.floor(random() * 8);
     }
     writeFileSync(path, image);
+    forgetCleanClose(path);
     try {
       failures += checkServed(path, versions).stats.checksumFailures;
     } catch (error) {
@@ -170,6 +174,7 @@ test('a slot group write count with a flipped low bit (a fraction) is restarted 
   const at = image.readDoubleLE(headerFieldIndex('writeCountsOffset') * 8);
   image.writeDoubleLE(10.0009765625, at);
   writeFileSync(path, image);
+  forgetCleanClose(path);
   const reopened = SharedCache.open(path);
   t.after(() => reopened.close());
   assert.deepEqual(reopened.verify(), { ok: true, problems: [] });
@@ -189,6 +194,7 @@ test('a shard write stamp with a fraction (one flipped mantissa bit) is restarte
   image[at + 5] ^= 0x40; // mantissa bit 46: 50 becomes 50.5
   assert.equal(image.readDoubleLE(at), 50.5);
   writeFileSync(path, image);
+  forgetCleanClose(path);
   for (let round = 0; round < 3; round++) {
     cache = SharedCache.open(path);
     assert.deepEqual(cache.verify(), { ok: true, problems: [] });
@@ -227,6 +233,7 @@ for (const ring of ['main', 'small']) {
     assert.ok(flipped !== undefined);
     image.writeInt32LE(flipped, at);
     writeFileSync(path, image);
+    forgetCleanClose(path);
     cache = SharedCache.open(path);
     const opened = cache.stats();
     assert.ok(opened.shardRepairs >= 1, 'the damaged ring was repaired at open');

@@ -210,7 +210,7 @@ export interface SharedCacheAttachOptions {
 export interface ArenaFileOptions {
   /** File mode of a new file (owner read and write, nobody else write). Default: 0o600. */
   mode?: number | undefined;
-  /** Fault every page in when mapping. Default: true. */
+  /** Fault every page in (an existing file's in the background). Default: true. */
   populate?: boolean | undefined;
 }
 
@@ -220,6 +220,22 @@ export interface SharedCacheOpenSettings extends SharedCacheSettings, ArenaFileO
   memoryBytes?: number | undefined;
   /** Every record of a new file carries a checksum (stored in the file). Default: true. */
   checksums?: boolean | undefined;
+  /** The sole opener checks every shard, even after a clean close or a crash on this boot (see "Restarts"). Default: false. */
+  verifyOnOpen?: boolean | undefined;
+}
+
+/** How the open that created or recovered a cache file went (`stats().lastOpen`; see "Restarts" in docs/shared-cache.md). */
+export interface LastOpen {
+  /** 'created': a new or reset file; 'clean': closed cleanly; 'crash': its processes died on this boot; 'checked': every shard checked. */
+  how: 'created' | 'clean' | 'crash' | 'checked';
+  shardsChecked: number;
+  /** Shards rebuilt or reset: left locked by a writer that died, or failing the check. */
+  shardsRepaired: number;
+  entriesLost: number;
+  /** When (epoch ms). */
+  at: number;
+  /** How long the open took (ms), mapping and recovery. */
+  ms: number;
 }
 
 /**
@@ -412,6 +428,8 @@ export interface SharedCacheStats extends InvalidationStats {
   lostEntries: number;
   checksumFailures: number;
   threadSlotRepairs: number;
+  /** For a file-backed cache, how its last creating or recovering open went; null in memory. */
+  lastOpen: LastOpen | null;
 }
 
 /** `verify()`'s answer. */

@@ -26,6 +26,7 @@ import { checkArenaPath } from '../arena/common/file-backing.js';
 import { KEY_STRING, VALUE_CODEC, VALUE_UTF8 } from '../arena/entries/record.js';
 import { mappingRelease } from '../native/mapped-file.js';
 import { cacheStats } from './cache-stats.js';
+import { lastOpen } from '../arena/entries/restart.js';
 import { bindCodec, checkCodec, msgpackCodec } from './codec.js';
 
 const FEATURE = 'SharedCache.inspect()';
@@ -115,7 +116,7 @@ export class CacheInspector {
    */
   stats() {
     this.#check();
-    return cacheStats(this.#arena.header, this.#arena.stats(), null);
+    return cacheStats(this.#arena.header, this.#arena.stats(), null, lastOpen(this.#arena.buffer));
   }
 
   /**

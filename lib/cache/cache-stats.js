@@ -17,8 +17,9 @@ function invalidationStats(outbox) {
  * @param {object} header the arena header (policy, sizes, limits)
  * @param {{ totals: object, entries: number, liveBytes: number, usedBytes: number, smallEntries: number }} arenaStats arena.stats()
  * @param {import('./outbox.js').Outbox | null} outbox this instance's outbox, null without one
+ * @param {object | null} lastOpen how the file's last creating or recovering open went (restart.js lastOpen()), null in memory
  */
-export function cacheStats(header, arenaStats, outbox) {
+export function cacheStats(header, arenaStats, outbox, lastOpen = null) {
   const { totals, entries, liveBytes, usedBytes, smallEntries } = arenaStats;
   const gets = totals.hits + totals.nearHits + totals.misses;
   return {
@@ -63,6 +64,7 @@ export function cacheStats(header, arenaStats, outbox) {
     lostEntries: totals.lostEntries,
     checksumFailures: totals.checksumFailures,
     threadSlotRepairs: totals.threadSlotRepairs,
+    lastOpen,
     ...invalidationStats(outbox),
   };
 }

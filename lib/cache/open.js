@@ -6,6 +6,7 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { Arena } from '../arena/entries/arena.js';
+import { bootId, judgeRestart, recordOpen } from '../arena/entries/restart.js';
 import { MAGIC, planLayout, policyId } from '../arena/common/layout.js';
 import { openArenaFile } from '../arena/common/file.js';
 import { attachBuffer, checkArenaPath, mismatchError, releaseMappedArena } from '../arena/common/file-backing.js';
@@ -26,12 +27,22 @@ export const kAttach = Symbol('attach');
  */
 export const CACHE_ARENA = Object.freeze({
   magic: MAGIC,
-  create: (buffer, { layout, settings }, options) => Arena.initialize(buffer, layout, settings, options),
+  create(buffer, { layout, settings }, options, file) {
+    const arena = Arena.initialize(buffer, layout, settings, options);
+    recordOpen(buffer, { how: 'created', repaired: 0, lost: 0, checked: 0, at: Date.now(), ms: performance.now() - file.startedAt }, file, bootId());
+    return arena;
+  },
   attach: (buffer, options) => Arena.attach(buffer, options),
-  recover(arena, options) {
-    const repaired = arena.recoverAfterRestart(options);
+  // What a restart must check, and the record of it, are restart.js's.
+  recover(arena, { rebuildLocked, file, verifyOnOpen = false }) {
+    const at = Date.now();
+    const boot = bootId();
+    const found = judgeRestart(arena.buffer, file, boot, arena.header.layoutVersion);
+    const how = verifyOnOpen ? 'checked' : found;
+    const result = arena.recoverAfterRestart({ rebuildLocked, trustPages: how !== 'checked' });
     abandonAllFlights(arena.buffer, arena.header);
-    return repaired;
+    recordOpen(arena.buffer, { how, ...result, at, ms: performance.now() - file.startedAt }, file, boot);
+    return result.repaired;
   },
 });
 
@@ -110,13 +121,13 @@ export function attachParts(handle, options, construct) {
  */
 export function openParts(path, options, construct) {
   checkArenaPath(path);
-  const { create, resolved, given, reset, mode, populate } = resolveOpenOptions(options);
+  const { create, resolved, given, reset, mode, populate, verifyOnOpen } = resolveOpenOptions(options);
   requireNative('SharedCache.open()');
   const plan =
     create === null
       ? null
       : () => ({ memoryBytes: create.memoryBytes, layout: planLayout({ ...create, policy: policyId(create.policy) }), settings: settingsOf(create) });
-  const { arena, created } = openArenaFile(path, { plan, reset, mode, populate, kind: CACHE_ARENA });
+  const { arena, created } = openArenaFile(path, { plan, reset, mode, populate, kind: CACHE_ARENA, recovery: { verifyOnOpen } });
   try {
     if (!created) {
       const mismatch = mismatchedOption(given, arena.header);

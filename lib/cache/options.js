@@ -153,6 +153,14 @@ export const OPEN_DEFAULTS = Object.freeze({
    * machine crash, flipped bytes) is dropped, never served.
    */
   checksums: true,
+  /**
+   * The sole opener checks every shard of the file, as it does after a
+   * machine crash, even when the file was closed cleanly or its last users
+   * only exited on this boot (see docs/shared-cache.md, "Restarts"): for a
+   * file that something other than arenacache may have changed while
+   * nobody had it open.
+   */
+  verifyOnOpen: false,
 });
 
 /** How the options an existing arena file must agree with are stored in its header: a field name, or a function of the header. */
@@ -187,11 +195,13 @@ export function resolveOpenOptions(options) {
     }
   }
   const { reset, mode, populate, defined } = splitFileOptions(options, OPEN_DEFAULTS);
-  const { checksums = OPEN_DEFAULTS.checksums, ...cacheOptions } = defined;
+  const { checksums = OPEN_DEFAULTS.checksums, verifyOnOpen = OPEN_DEFAULTS.verifyOnOpen, ...cacheOptions } = defined;
   checkBoolean(checksums, 'options.checksums');
+  checkBoolean(verifyOnOpen, 'options.verifyOnOpen');
   // Without memoryBytes the other options are checked all the same.
   const resolved = { ...resolveOptions({ memoryBytes: MIN_MEMORY_BYTES, ...cacheOptions }), checksums };
-  return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate };
+  delete defined.verifyOnOpen;
+  return { create: defined.memoryBytes === undefined ? null : resolved, resolved, given: defined, reset, mode, populate, verifyOnOpen };
 }
 
 /**

@@ -31,6 +31,7 @@ import { typedArrayByteLength } from '../typed-array.js';
 import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
 import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
 import { flushMapping, releaseMappedArena } from '../arena/common/file-backing.js';
+import { cleanMarkFor, lastOpen } from '../arena/entries/restart.js';
 import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
 import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
 import { makeHandle } from './handle.js';
@@ -707,7 +708,7 @@ export class SharedCache {
   /** Counters of every thread attached to this cache, summed, and its sizes. */
   stats() {
     if (this.#closed) throw closedError();
-    return cacheStats(this.#arena.header, this.#arena.stats(), this.#outbox);
+    return cacheStats(this.#arena.header, this.#arena.stats(), this.#outbox, this.#mapped ? lastOpen(this.#arena.buffer) : null);
   }
 
   /**
@@ -846,7 +847,7 @@ export class SharedCache {
     this.#invalidationPort?.closeBus();
     this.#near?.clear();
     this.#near = null;
-    if (this.#mapped) releaseMappedArena(this.#arena);
+    if (this.#mapped) releaseMappedArena(this.#arena, cleanMarkFor(this.#arena.header));
   }
 
   /**

@@ -203,10 +203,16 @@ function statsText(file, stats) {
     if (PROCESS_COUNTERS.test(name)) continue;
     let shown = String(value);
     if (name === 'hitRatio') shown = `${(value * 100).toFixed(1)}%`;
+    else if (name === 'lastOpen') shown = value === null ? 'not recorded' : lastOpenText(value);
     else if (name.endsWith('Bytes') && value >= 1024) shown = `${value} (${formatBytes(value)})`;
     rows.push([name, shown]);
   }
   return `${file}\n${formatPairs(rows)}`;
+}
+
+/** stats().lastOpen in one line: how the last recovering open found the file, and what it did. */
+function lastOpenText({ how, ms, at, shardsChecked, shardsRepaired, entriesLost }) {
+  return `${how} (${new Date(at).toISOString()}, ${ms.toFixed(1)} ms): ${shardsChecked} shards checked, ${shardsRepaired} repaired, ${entriesLost} entries lost`;
 }
 
 /** A value as keys --values prints it (see the command's help). */

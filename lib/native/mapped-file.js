@@ -79,6 +79,17 @@ export function mappingRelease(buffer) {
   return loadedAddon.mappingRelease(new Uint8Array(buffer));
 }
 
+/**
+ * mappingRelease(), except that the file's last user in every process
+ * first stores the 32-bit `mark` at byte `offset` of the header (after
+ * writing the mapping back, for a file on disk). Returns { left, marked }.
+ */
+export function mappingReleaseClean(buffer, offset, mark) {
+  if (loadedAddon === null) return { left: -1, marked: false };
+  const [left, marked] = loadedAddon.mappingReleaseClean(new Uint8Array(buffer), offset, mark);
+  return { left, marked };
+}
+
 /** Writes a mapped buffer back to its file (msync + fdatasync, off the event loop). */
 export function mappingFlush(buffer) {
   return requireNative('flush()').mappingFlush(new Uint8Array(buffer));

@@ -3,15 +3,18 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -91,6 +94,60 @@ int ReleaseUsers(uintptr_t address, int count) {
   const int error = UnmapFile(mapping);
   if (error != 0) {
     mapping->users += count;
+    return -error - 2;
+  }
+  return 0;
+}
+
+// Whether the file open at `fd` lives in memory only (tmpfs, ramfs).
+bool MemoryBacked(int fd) {
+  struct statfs fs;
+  return fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+// For the last user of a mapping, before it is unmapped: if no other open
+// file description holds the arena's lock (no other process has the file
+// open, nor another open() of this one), stores the 32-bit `mark` at byte
+// `offset` of the mapping. A file on disk is written back first (msync and
+// fdatasync), and the mark's page after it, so a mark that reached the disk
+// vouches for every byte written before it. The exclusive lock taken here
+// keeps new openers out until the unmap closes the descriptor. Returns
+// whether the mark was stored. Called with registryMutex held.
+bool MarkClean(Mapping* mapping, size_t offset, uint32_t mark) {
+  struct flock lock = {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = kLivenessBase;
+  int result = 0;
+  while ((result = fcntl(mapping->fd, F_OFD_SETLK, &lock)) != 0 && errno == EINTR) {
+  }
+  if (result != 0 || offset + sizeof(uint32_t) > mapping->length) return false;
+  const bool onDisk = !MemoryBacked(mapping->fd);
+  if (onDisk && (msync(mapping->address, mapping->length, MS_SYNC) != 0 || fdatasync(mapping->fd) != 0)) return false;
+  auto* word = reinterpret_cast<uint32_t*>(static_cast<char*>(mapping->address) + offset);
+  __atomic_store_n(word, mark, __ATOMIC_SEQ_CST);
+  if (!onDisk) return true;
+  const size_t page = offset & ~static_cast<size_t>(sysconf(_SC_PAGESIZE) - 1);
+  return msync(static_cast<char*>(mapping->address) + page, sizeof(uint32_t) + offset - page, MS_SYNC) == 0 &&
+         fdatasync(mapping->fd) == 0;
+}
+
+// ReleaseUsers() for one user that, if it is the mapping's last, first
+// marks the file closed cleanly (MarkClean). Returns the users left (-1: no
+// such mapping) or, on failure, -errno - 2; `marked` says whether it marked.
+int ReleaseMarkingClean(uintptr_t address, size_t offset, uint32_t mark, bool* marked) {
+  std::lock_guard<std::mutex> guard(registryMutex);
+  *marked = false;
+  auto found = registry.find(address);
+  if (found == registry.end() || found->second->released) return -1;
+  Mapping* mapping = found->second;
+  if (mapping->users > 1) return --mapping->users;
+  *marked = MarkClean(mapping, offset, mark);
+  mapping->users = 0;
+  const int error = UnmapFile(mapping);
+  if (error != 0) {
+    mapping->users = 1;
     return -error - 2;
   }
   return 0;
@@ -202,6 +259,7 @@ void MappedFile::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("fileClose", Napi::Function::New(env, Close, "fileClose"));
   exports.Set("mappingRetain", Napi::Function::New(env, Retain, "mappingRetain"));
   exports.Set("mappingRelease", Napi::Function::New(env, Release, "mappingRelease"));
+  exports.Set("mappingReleaseClean", Napi::Function::New(env, ReleaseClean, "mappingReleaseClean"));
   exports.Set("mappingFlush", Napi::Function::New(env, Flush, "mappingFlush"));
   exports.Set("livenessHold", Napi::Function::New(env, LivenessHold, "livenessHold"));
   exports.Set("livenessRelease", Napi::Function::New(env, LivenessRelease, "livenessRelease"));
@@ -268,9 +326,7 @@ Napi::Value MappedFile::Stat(const Napi::CallbackInfo& info) {
   // In memory only (tmpfs, ramfs): a machine crash takes the file with it,
   // so a file that survives has only seen processes die, never pages
   // written back in part.
-  struct statfs fs;
-  const bool memoryBacked = fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
-  result.Set("memoryBacked", Napi::Boolean::New(env, memoryBacked));
+  result.Set("memoryBacked", Napi::Boolean::New(env, MemoryBacked(fd)));
   return result;
 }
 
@@ -347,6 +403,27 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
 
 namespace {
 
+// Faults the pages of `mapping` in for reading, a slice at a time (small,
+// so that a release waits little for the registry), each
+// while the mapping is still registered and not released (under
+// registryMutex, so that a release cannot unmap it in the middle); stops at
+// the first slice it finds it gone, or at an error (a kernel without
+// MADV_POPULATE_READ).
+void PopulateInBackground(Mapping* mapping) {
+  constexpr size_t kSlice = size_t{4} << 20;
+  // At the lowest priority: the threads using the cache come first.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(mapping->address);
+  for (size_t done = 0;;) {
+    std::lock_guard<std::mutex> guard(registryMutex);
+    auto found = registry.find(address);
+    if (found == registry.end() || found->second != mapping || mapping->released || done >= mapping->length) return;
+    const size_t slice = std::min(kSlice, mapping->length - done);
+    if (madvise(static_cast<char*>(mapping->address) + done, slice, MADV_POPULATE_READ) != 0) return;
+    done += slice;
+  }
+}
+
 // Maps `length` bytes of `fd` shared, with protection `prot`; the mapping
 // then owns fd. Throws (returning undefined) on failure, fd still the caller's.
 Napi::Value MapShared(const Napi::CallbackInfo& info, Arguments& args, int fd, size_t length, int populate, int prot) {
@@ -362,13 +439,14 @@ Napi::Value MapShared(const Napi::CallbackInfo& info, Arguments& args, int fd, s
   }
   void* address = mmap(nullptr, length, prot, MAP_SHARED, fd, 0);
   if (address == MAP_FAILED) return ThrowFsError(env, errno, "mmap");
-  // Fault the pages in now, so that first touches do not dominate the first
-  // operations: writable for a new arena (all of it is about to be written),
-  // readable for an existing one (writable would mark every page of a disk
-  // file dirty, to be written back in full). Kernels before 5.14 lack these:
-  // then pages fault in on first use, which is only slower.
+  // Fault the pages in, so that first touches do not dominate the first
+  // operations: writable for a new arena, now (all of it is about to be
+  // written); readable for an existing one (writable would mark every page
+  // of a disk file dirty, to be written back in full), in the background:
+  // 0.1 s per GiB in memory, seconds from a disk, that open() need not wait
+  // for. Kernels before 5.14 lack these: then pages fault in on first use,
+  // which is only slower.
   if (populate == 2) madvise(address, length, MADV_POPULATE_WRITE);
-  if (populate == 1) madvise(address, length, MADV_POPULATE_READ);
   // A truncation of the file from outside must not kill this process (see truncation_guard.h).
   TruncationGuard::Guard(address, length);
   Mapping* mapping = new Mapping{address, length, fd, 1, false};
@@ -376,6 +454,7 @@ Napi::Value MapShared(const Napi::CallbackInfo& info, Arguments& args, int fd, s
     std::lock_guard<std::mutex> guard(registryMutex);
     registry[reinterpret_cast<uintptr_t>(address)] = mapping;
   }
+  if (populate == 1) std::thread(PopulateInBackground, mapping).detach();
   HoldsOf(env)->counts[reinterpret_cast<uintptr_t>(address)]++;
   return NewExternalSharedArrayBuffer(env, address, length, DeleteMapping, mapping);
 }
@@ -441,6 +520,37 @@ Napi::Value MappedFile::Release(const Napi::CallbackInfo& info) {
   if (left < -1) return ThrowFsError(env, -(left + 2), "mmap(MAP_FIXED)");
   held->second--;
   return Napi::Number::New(env, left);
+}
+
+Napi::Value MappedFile::ReleaseClean(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Arguments args(info, "mappingReleaseClean(view, offset, mark)");
+  void* data = nullptr;
+  size_t length = 0;
+  int64_t offset = 0;
+  uint32_t mark = 0;
+  if (!args.Count(3) || !args.TypedArray(args.At(0, "view"), napi_uint8_array, -1, "a Uint8Array", &data, &length) ||
+      !args.Integer(args.At(1, "offset"), 0, kMaxSafeInteger, &offset) ||
+      !args.Integer(args.At(2, "mark"), 0, UINT32_MAX, &mark)) {
+    return env.Undefined();
+  }
+  if (offset % 4 != 0) return ThrowFsError(env, EINVAL, "mappingReleaseClean");
+  const uintptr_t address = reinterpret_cast<uintptr_t>(data);
+  EnvHolds* holds = HoldsOf(env);
+  auto held = holds->counts.find(address);
+  Napi::Array result = Napi::Array::New(env, 2);
+  if (held == holds->counts.end() || held->second == 0) {
+    result.Set(0u, Napi::Number::New(env, -1));
+    result.Set(1u, Napi::Boolean::New(env, false));
+    return result;
+  }
+  bool marked = false;
+  const int left = ReleaseMarkingClean(address, static_cast<size_t>(offset), mark, &marked);
+  if (left < -1) return ThrowFsError(env, -(left + 2), "mmap(MAP_FIXED)");
+  held->second--;
+  result.Set(0u, Napi::Number::New(env, left));
+  result.Set(1u, Napi::Boolean::New(env, marked));
+  return result;
 }
 
 Napi::Value MappedFile::Flush(const Napi::CallbackInfo& info) {

@@ -65,6 +65,13 @@ class MappedFile {
   // thread holds no use of such a mapping. A thread that exits (or is
   // terminated) gives back the uses it still holds.
   static Napi::Value Release(const Napi::CallbackInfo& info);
+  // mappingReleaseClean(view, offset, mark) -> [left, marked]:
+  // mappingRelease(), except that the last user of the mapping, if no other
+  // open file description holds the arena's lock (the file's last user in
+  // any process), first stores the 32-bit `mark` at byte `offset` (a
+  // multiple of 4): on disk after writing the mapping back (msync and
+  // fdatasync), and then the mark's page. `marked` says whether it did.
+  static Napi::Value ReleaseClean(const Napi::CallbackInfo& info);
   // mappingFlush(view) -> Promise: msync(MS_SYNC) and fdatasync on a worker
   // thread; rejects with the errno error.
   static Napi::Value Flush(const Napi::CallbackInfo& info);

@@ -2,10 +2,37 @@
 // use) that are removed when the test ends, and child processes on them.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { H32_CLEAN_MARK, H64_OPENED_INO } from '../../lib/arena/common/layout.js';
 
 const processFile = new URL('../fixtures/file-process.js', import.meta.url);
 let counter = 0;
+
+/** The restart record's bytes: the clean mark, then the boot, device and inode the file was last opened under. */
+const RECORD_FROM = H32_CLEAN_MARK * 4;
+const RECORD_TO = H64_OPENED_INO * 8 + 8;
+
+/**
+ * Makes a closed arena file (at a path, or its bytes in a Buffer) look as
+ * a machine crash leaves it: no clean mark, and last opened under no boot
+ * this machine has (see lib/arena/entries/restart.js). Its next sole
+ * opener checks every shard: what a test of damage from a crash, or from
+ * flipped bytes, needs.
+ * @param {string | Buffer} file
+ */
+export function forgetCleanClose(file) {
+  const zeros = Buffer.alloc(RECORD_TO - RECORD_FROM);
+  if (Buffer.isBuffer(file)) {
+    zeros.copy(file, RECORD_FROM);
+    return;
+  }
+  const fd = openSync(file, 'r+');
+  try {
+    writeSync(fd, zeros, 0, zeros.length, RECORD_FROM);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A fresh arena file path, removed after the test `t`. */
 export function arenaPath(t, name = 'cache') {

@@ -5,7 +5,7 @@
 
 import { ArenaCacheError, codes, describe } from '../../errors.js';
 import { mappedArenaOptions } from './mapped-options.js';
-import { mappingFlush, mappingRelease, mappingRetain } from '../../native/mapped-file.js';
+import { mappingFlush, mappingRelease, mappingReleaseClean, mappingRetain } from '../../native/mapped-file.js';
 
 /** Checks the `path` argument of open(). */
 export function checkArenaPath(path) {
@@ -30,10 +30,16 @@ export function attachBuffer(buffer, attach) {
   }
 }
 
-/** Gives back what a mapped arena's instance holds: its thread's liveness hold, and one use of the mapping. */
-export function releaseMappedArena(arena) {
+/**
+ * Gives back what a mapped arena's instance holds: its thread's liveness
+ * hold, and one use of the mapping. With `cleanMark` ({ offset, word }), the
+ * file's last user in every process marks it closed cleanly (see
+ * mappingReleaseClean and entries/restart.js).
+ */
+export function releaseMappedArena(arena, cleanMark = null) {
   arena.liveness?.release();
-  mappingRelease(arena.buffer);
+  if (cleanMark === null) mappingRelease(arena.buffer);
+  else mappingReleaseClean(arena.buffer, cleanMark.offset, cleanMark.word);
 }
 
 /** ERR_ARENA_MISMATCH: option `name` was given as `given`, the file `what` was created with `stored`. */

@@ -251,6 +251,17 @@ function attach(path, kind, buffer, inspecting = null) {
 }
 
 /**
+ * What a kind may want to know of the file it creates or recovers: its
+ * descriptor (owned by the mapping), identity, whether it lives in memory
+ * only, and when open() started (performance.now()).
+ * @typedef {{ fd: number, dev: number, ino: number, memoryBacked: boolean, startedAt: number }} ArenaFileFacts
+ */
+function fileFacts(fd, startedAt) {
+  const { dev, ino, memoryBacked } = fileStat(fd);
+  return { fd, dev, ino, memoryBacked, startedAt };
+}
+
+/**
  * A kind of arena file content: its magic, and how a new one is written into
  * a mapped buffer (`plan`: what openArenaFile's options.plan() returned, in
  * the shape this kind's create takes), an existing one attached, and one left
@@ -258,24 +269,28 @@ function attach(path, kind, buffer, inspecting = null) {
  * `inspect` (optional) reads an existing one through a read-only mapping
  * (see inspectArenaFile): `liveness` answers for claims (it holds none),
  * `users()` says whether processes have the file open (asked, not locked).
- * @typedef {{ magic: number, create(buffer: SharedArrayBuffer, plan: unknown, options: object): object,
- *   attach(buffer: SharedArrayBuffer, options: object): object, recover(arena: object, options: { rebuildLocked: boolean }): number,
+ * `file` describes the file to create and recover (see ArenaFileFacts).
+ * @typedef {{ magic: number, create(buffer: SharedArrayBuffer, plan: unknown, options: object, file: ArenaFileFacts): object,
+ *   attach(buffer: SharedArrayBuffer, options: object): object,
+ *   recover(arena: object, options: { rebuildLocked: boolean, file: ArenaFileFacts, [option: string]: unknown }): number,
  *   inspect?(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: () => boolean }): object }} ArenaKind
  */
 
 /**
  * Opens the arena in the file at `path`, creating or resetting it if asked.
  * @param {string} path
- * @param {{ plan: null | (() => { memoryBytes: number }), reset: boolean, mode: number, populate: boolean, kind?: ArenaKind }} options
+ * @param {{ plan: null | (() => { memoryBytes: number }), reset: boolean, mode: number, populate: boolean, kind?: ArenaKind, recovery?: object }} options
  *   `plan` lays out a new arena (null: the caller gave no memoryBytes, so the
  *   file must hold one already) and is handed to kind.create; `reset`
  *   replaces the arena the file holds (never a file that is not one: see
  *   contentOf); `kind` says what the arena is (CACHE_ARENA in
- *   cache/shared-cache.js, BLOCK_ARENA in blocks/blocks.js).
+ *   cache/open.js, BLOCK_ARENA in blocks/blocks.js); `recovery` goes on to
+ *   kind.recover() with the rest of its options.
  * @returns {{ arena: object, created: boolean, recovered: number }}
  *   The mapping counts one user (see mappingRelease) and owns the file.
  */
-export function openArenaFile(path, { plan, reset, mode, populate, kind }) {
+export function openArenaFile(path, { plan, reset, mode, populate, kind, recovery = {} }) {
+  const startedAt = performance.now();
   const { fd, created } = openFile(path, plan === null ? 0 : mode);
   let buffer = null;
   try {
@@ -322,7 +337,7 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind }) {
       writeMagic(path, fd, kind.magic);
       resize(path, fd, planned.memoryBytes);
       buffer = map(path, fd, planned.memoryBytes, populate ? POPULATE_WRITE : POPULATE_NONE);
-      arena = kind.create(buffer, planned, mappedArenaOptions(buffer));
+      arena = kind.create(buffer, planned, mappedArenaOptions(buffer), fileFacts(fd, startedAt));
     } else {
       if (size < HEADER_BYTES) {
         // The magic is there (contentOf), the rest of the header is not.
@@ -334,7 +349,10 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind }) {
       // left them so (a file in memory) or where record checksums tell the
       // damage a machine crash leaves on disk (some of a shard's pages
       // written back and not others); otherwise reset.
-      if (sole) recovered = kind.recover(arena, { rebuildLocked: fileStat(fd).memoryBacked });
+      if (sole) {
+        const file = fileFacts(fd, startedAt);
+        recovered = kind.recover(arena, { rebuildLocked: file.memoryBacked, file, ...recovery });
+      }
     }
     if (sole) fileLock(fd, LOCK_SHARED, true);
     if (created && (mode & FOREIGN_READ_BITS) !== 0) {

@@ -20,7 +20,7 @@ export const BLOCKS_MAGIC = 0x424e5241; // "ARNB"
 // codec refer to; a write stamp in every record's header; keys padded to 8
 // bytes so that values start 8-byte aligned (record.js); the slot groups'
 // write counts (see slotGroupsPerShard).
-export const LAYOUT_VERSION = 4;
+export const LAYOUT_VERSION = 5;
 /**
  * Version 4 added records with a stale time (record.js, HAS_STALE), which
  * version 3 code would misread. Version 3 files are still opened: the sole
@@ -29,6 +29,14 @@ export const LAYOUT_VERSION = 4;
  * entries are written without stale times.
  */
 export const OLDEST_LAYOUT_VERSION = 3;
+/**
+ * Version 5 added the restart record (H32_CLEAN_MARK onwards, see
+ * entries/restart.js): a clean mark that version 4 code would neither
+ * clear on opening nor understand, so that a file it wrote to after a clean
+ * close would be trusted unchecked. The sole opener of an older file marks
+ * it version 5 (see Arena.recoverAfterRestart), after which older code refuses it.
+ */
+export const RESTART_RECORD_VERSION = 5;
 export const HEADER_BYTES = 4096;
 
 export const MIB = 1024 * 1024;
@@ -194,6 +202,28 @@ export const H32_SWEEPER_TID = 520 / 4;
 export const H64_SWEEPER_LEASE_UNTIL = 528 / 8;
 /** The next shard the sweeper visits. */
 export const H32_SWEEP_SHARD = 536 / 4;
+/**
+ * The restart record (see entries/restart.js). CLEAN_MARK holds
+ * CLEAN_MARK_WORD once the last process closed the file cleanly (written
+ * back first: its memory reached the file before the mark did), and 0 from
+ * the moment the next sole opener starts. The boot id, device and inode
+ * the file was last opened under say whether its pages can have been
+ * through a machine crash or a copy since. Then how the last open went:
+ * what it found (see restart.js), shards repaired, entries lost, shards
+ * checked, when (epoch ms) and how long it took (ms).
+ */
+export const H32_CLEAN_MARK = 544 / 4;
+export const CLEAN_MARK_WORD = 0x4e4c4c43; // "CLLN"
+export const H8_OPENED_BOOT = 548;
+export const BOOT_ID_BYTES = 16;
+export const H64_OPENED_DEV = 568 / 8;
+export const H64_OPENED_INO = 576 / 8;
+export const H32_LAST_OPEN = 584 / 4;
+export const H32_LAST_OPEN_REPAIRED = 588 / 4;
+export const H32_LAST_OPEN_LOST = 592 / 4;
+export const H32_LAST_OPEN_CHECKED = 596 / 4;
+export const H64_LAST_OPEN_AT = 600 / 8;
+export const H64_LAST_OPEN_MS = 608 / 8;
 /**
  * With `max`, each shard's entry count as of the end of its last write, one
  * int32 per shard for the first PUBLISHED_COUNT_SHARDS shards (see

@@ -175,28 +175,33 @@ export class Arena {
    * Called by the only process that has a mapped arena open, before anyone
    * else can attach: every lock, lease, flight and thread slot in it belongs
    * to a process that has exited (a restart, or a crash), and damaged
-   * counter slots are reset. Every shard is
-   * checked (verify(), and with record checksums every live record's).
-   * Shards left locked mid-write, or failing the check (a machine crash can
-   * write back some pages of a shard and not others, bytes can flip), are
-   * rebuilt from their rings (see rebuild.js) where their damage can be
-   * told: with record checksums, or for a shard left locked with
-   * `rebuildLocked`. Otherwise they are reset. Returns the number of shards
-   * repaired.
-   * @param {{ rebuildLocked?: boolean }} [options] true only where no
-   *   machine crash can have come between (a file in memory)
+   * counter slots are reset. Shards left locked mid-write are rebuilt from
+   * their rings (see rebuild.js) where their damage can be told: with
+   * record checksums, or with `rebuildLocked`; otherwise reset. Unless
+   * `trustPages`, every other shard is checked too (verify(), and with
+   * record checksums every live record's): a machine crash can write back
+   * some pages of a shard and not others, so a shard failing the check is
+   * repaired the same way. See restart.js for when pages can be trusted.
+   * @param {{ rebuildLocked?: boolean, trustPages?: boolean }} [options]
+   *   `rebuildLocked` true only where no machine crash can have come
+   *   between (a file in memory, or pages trusted); `trustPages` skips the
+   *   check of shards not left locked
+   * @returns {{ repaired: number, lost: number, checked: number }} shards
+   *   repaired, entries they lost, shards checked
    */
-  recoverAfterRestart({ rebuildLocked = false } = {}) {
+  recoverAfterRestart({ rebuildLocked = false, trustPages = false } = {}) {
     // No process of an older arenacache has the file open now: mark it
     // with this version, which they refuse, before writing what they would misread.
     if (this.header.layoutVersion < LAYOUT_VERSION) {
       new Uint32Array(this.buffer, 0, 4)[H32_VERSION] = LAYOUT_VERSION;
       this.header.layoutVersion = LAYOUT_VERSION;
     }
+    const lostAtStart = this.counters[STAT.lostEntries];
     let repaired = 0;
+    let checked = 0;
     for (const shard of this.shards) {
       const lostBefore = this.counters[STAT.lostEntries];
-      if (releaseAbandonedLock(shard, rebuildLocked || shard.checksums)) {
+      if (releaseAbandonedLock(shard, rebuildLocked || trustPages || shard.checksums)) {
         this.counters[STAT.lockRecoveries]++;
         repaired++;
         publishRepair(shard.index, 'restart-locked', this.counters[STAT.lostEntries] - lostBefore);
@@ -205,6 +210,8 @@ export class Arena {
       // A machine crash may have written back the meta line and not the
       // header page with the published counts: the meta line decides.
       shard.publishCount();
+      if (trustPages) continue;
+      checked++;
       if (verifyShard(shard).length > 0) {
         shard.recoverFromDamage();
         this.counters[STAT.shardRepairs]++;
@@ -217,9 +224,8 @@ export class Arena {
     sumThreadSlots(this.buffer, this.header, this.counters);
     recoverStructures(this.buffer, this.header);
     releaseSweeperLease(this.buffer);
-    return repaired;
+    return { repaired, lost: this.counters[STAT.lostEntries] - lostAtStart, checked };
   }
-
 
   /**
    * Looks up a key. Returns the value as a Buffer copy or a string (see

@@ -47,11 +47,16 @@ export function liveRecordProblem(shard, position, flags, size, stampLimit = sha
 }
 
 /**
- * Walks one ring from tail to head; adds its live records to `live`
- * (offset → record facts) and their write stamps to `stamps` (stamp →
- * offset), and returns the problems found.
+ * Walks one ring from tail to head; adds its live records' offsets to
+ * `live` and their write stamps to `stamps` (stamp → offset), their key
+ * and value bytes and how many have a ttl to `totals`, and returns the
+ * problems found. (Numbers only, no object per record: a check of 150,000
+ * records is several times faster without them to collect.)
+ * @param {Set<number>} live
+ * @param {Map<number, number>} stamps
+ * @param {{ keyValueBytes: number, withTtl: number }} totals
  */
-function walkRing(shard, ring, live, stamps) {
+function walkRing(shard, ring, live, stamps, totals) {
   const problems = [];
   const meta = shard.meta;
   const u32 = shard.u32;
@@ -95,7 +100,9 @@ function walkRing(shard, ring, live, stamps) {
       const stamp = shard.f64[(position >>> 3) + STAMP_F64];
       if (problem === null && stamps.has(stamp)) problems.push(`live records at ${stamps.get(stamp)} and ${position} have the same write stamp`);
       stamps.set(stamp, position);
-      live.set(position, { keyValueBytes: (flags >>> 16) + u32[(position >>> 2) + 1], hasTtl: (flags & HAS_TTL) !== 0 });
+      live.add(position);
+      totals.keyValueBytes += (flags >>> 16) + u32[(position >>> 2) + 1];
+      if ((flags & HAS_TTL) !== 0) totals.withTtl++;
       count++;
       liveRecordBytes += size;
     } else if (type !== TYPE_DEAD && type !== TYPE_PAD) {
@@ -118,21 +125,19 @@ function walkRing(shard, ring, live, stamps) {
  * @param {import('./shard.js').Shard} shard
  */
 export function verifyShard(shard) {
-  const live = new Map();
+  /** @type {Set<number>} */
+  const live = new Set();
+  /** @type {Map<number, number>} */
   const stamps = new Map();
+  const totals = { keyValueBytes: 0, withTtl: 0 };
   // The count that stamps every record: a fraction or a value out of range
   // would be handed on to every record written after it (see write-count.js).
   const stamp = shard.meta64[M64_WRITE_STAMP];
   const stampProblems = isSoundWriteCount(stamp) ? [] : [`its write stamp is ${stamp}, not a whole number in [0, ${MAX_WRITE_STAMP}]`];
-  const problems = [...stampProblems, ...walkRing(shard, shard.main, live, stamps), ...walkRing(shard, shard.small, live, stamps)];
+  const problems = [...stampProblems, ...walkRing(shard, shard.main, live, stamps, totals), ...walkRing(shard, shard.small, live, stamps, totals)];
   if (problems.length > 0) return problems;
   const meta = shard.meta;
-  let keyValueBytes = 0;
-  let withTtl = 0;
-  for (const record of live.values()) {
-    keyValueBytes += record.keyValueBytes;
-    if (record.hasTtl) withTtl++;
-  }
+  const { keyValueBytes, withTtl } = totals;
   if (keyValueBytes !== meta[M_LIVE_BYTES]) problems.push(`live bytes are ${keyValueBytes}, meta says ${meta[M_LIVE_BYTES]}`);
   if (withTtl !== meta[M_TTL_COUNT]) problems.push(`${withTtl} live records have a ttl, meta counts ${meta[M_TTL_COUNT]}`);
   // A count that stops advancing (NaN, or too large for +1 to change it)
