@@ -16,6 +16,7 @@ import { allocateSharedMemory } from '../common/shared-memory.js';
 import { hashStart } from './hash.js';
 import { H32_VERSION, LAYOUT_VERSION, readHeader, writeHeader } from '../common/layout.js';
 import {
+  ASCII_TEXT,
   EXPIRY_F64,
   HAS_STALE,
   HAS_TTL,
@@ -408,7 +409,14 @@ export class Arena {
     if (!(valueStart + valueLength <= shard.regionBytes)) return TORN;
     const kind = (flags >>> VALUE_KIND_SHIFT) & 3;
     found.valueKind = kind;
-    if (kind === VALUE_UTF8) return this.readUtf8(shard, valueStart, valueLength);
+    if (kind === VALUE_UTF8) {
+      // One copy, straight from shared memory, and no decoder that sizes its
+      // output by the bytes (see readUtf8): a torn read is a string of the
+      // right length and wrong content, which the caller's sequence check
+      // discards.
+      if ((flags & ASCII_TEXT) !== 0) return shard.bytes.latin1Slice(valueStart, valueStart + valueLength);
+      return this.readUtf8(shard, valueStart, valueLength);
+    }
     return this.copyOut(shard, valueStart, valueLength);
   }
 
@@ -418,7 +426,8 @@ export class Arena {
    * then to fill it) and writes past the string's end when the bytes change
    * in between, as a writer in another thread may make them do under an
    * optimistic read (that crashed the process: a torn read must only be a
-   * retry).
+   * retry). Values marked ASCII_TEXT skip it (see readValue): Latin-1
+   * decoding makes one character of each byte, whatever the bytes.
    */
   readUtf8(shard, start, length) {
     if (length > TEXT_SCRATCH_MAX) {

@@ -4,7 +4,7 @@
 //
 //   word 0  flags: bits 0-1 type (LIVE/DEAD/PAD), bit 2 HAS_TTL, bit 3 key
 //           kind, bits 4-5 value kind, bit 6 REWRITING, bit 7 HAS_STALE,
-//           bits 16-31 key length
+//           bit 8 ASCII_TEXT, bits 16-31 key length
 //   word 1  value length in bytes
 //   word 2  hash of the key (finds the dictionary slot when evicting)
 //   word 3  record size in bytes (header + key + value, rounded up to 8)
@@ -64,6 +64,25 @@ export const KEY_BYTES = 1;
 export const VALUE_RAW = 0; // Buffer/Uint8Array, returned as a Buffer copy
 export const VALUE_UTF8 = 1; // string
 export const VALUE_CODEC = 2; // anything else, through the cache's codec
+
+/**
+ * Marks a VALUE_UTF8 value whose bytes are all ASCII (as many UTF-8 bytes as
+ * UTF-16 units), which are also its Latin-1 bytes: a reader turns them into
+ * the string with one latin1Slice straight from shared memory, whose output
+ * length is the input's whatever the bytes (see Arena#readValue), where
+ * other UTF-8 is decoded from a private copy. The bytes are UTF-8 either
+ * way, so a reader that ignores the mark (an older arenacache, rebuild.js,
+ * the inspector) reads the same string: no layout version change.
+ */
+export const ASCII_TEXT = 256;
+
+/** ASCII_TEXT for a value `payload` of `length` bytes that is an ASCII string, else 0. */
+export function textFlag(payload, length) {
+  // A string's UTF-8 length equals its count of UTF-16 units exactly when
+  // all are below 0x80: any other unit, a lone surrogate included (U+FFFD,
+  // 3 bytes), takes more bytes than units.
+  return typeof payload === 'string' && payload.length === length ? ASCII_TEXT : 0;
+}
 
 /** The bits of word 0 that identify a live record of a given key. */
 export const KEY_MATCH_MASK = (0xffff0000 | (1 << KEY_KIND_SHIFT) | TYPE_MASK) >>> 0;

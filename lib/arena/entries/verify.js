@@ -3,7 +3,7 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
+import { ASCII_TEXT, CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD, VALUE_KIND_SHIFT, VALUE_UTF8 } from './record.js';
 import { TAG_MASK } from './policies.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from '../common/shard-meta.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
@@ -14,8 +14,8 @@ import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
  * to its stored hash, its write stamp be a whole number in [1, `stampLimit`]
  * (the shard's count, unless the caller knows better), its expiry and stale
  * times (when it has them) be finite with the stale time no later, no rewrite in place
- * be under way (see Shard.rewrite), and in a checksummed arena its checksum
- * hold. Used by verify() and by rebuilds (rebuild.js), which drop such a
+ * be under way (see Shard.rewrite), only a string be marked ASCII_TEXT, and
+ * in a checksummed arena its checksum hold. Used by verify() and by rebuilds (rebuild.js), which drop such a
  * record.
  */
 export function liveRecordProblem(shard, position, flags, size, stampLimit = shard.meta64[M64_WRITE_STAMP]) {
@@ -24,6 +24,7 @@ export function liveRecordProblem(shard, position, flags, size, stampLimit = sha
   const keyLength = flags >>> 16;
   const valueLength = u32[(position >>> 2) + 1];
   if ((flags & (HAS_STALE | HAS_TTL)) === HAS_STALE) return `live record at ${position} has a stale time but no expiry time`;
+  if ((flags & ASCII_TEXT) !== 0 && ((flags >>> VALUE_KIND_SHIFT) & 3) !== VALUE_UTF8) return `live record at ${position} marks a value that is not a string as ASCII`;
   const expected = RECORD_HEADER_BYTES + recordTimeBytes(flags) + paddedKeyBytes(keyLength) + valueLength + (shard.checksums ? CHECKSUM_BYTES : 0);
   if (size !== expected + ((8 - (expected % 8)) % 8)) return `live record at ${position} has size ${size}, expected ${expected} rounded up to 8`;
   const keyStart = recordKeyStart(position, flags);
