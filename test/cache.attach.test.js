@@ -90,7 +90,7 @@ test('attach rejects attach options it does not know', () => {
   const cache = new SharedCache({ memoryBytes: MiB });
   assert.throws(() => SharedCache.attach(cache.handle, { ttl: 5 }), {
     name: 'TypeError',
-    message: 'options.ttl is not a known option; valid options are codec, nearCache',
+    message: 'options.ttl is not a known option; valid options are codec, nearCache, nearCacheBytes',
   });
   assert.throws(() => SharedCache.attach(cache.handle, 'x'), { name: 'TypeError', message: 'options must be an object (got "x")' });
 });

@@ -1,4 +1,4 @@
-// options.nearCache: each instance keeps ready values of the keys it reads
+// options.nearCache and nearCacheBytes: each instance keeps ready values of the keys it reads
 // often, and answers from them only while the arena entry is unchanged and
 // unexpired. What a caller gets back can never change what a later get
 // returns. (Linearizability with the near cache on, across threads and
@@ -14,6 +14,8 @@ import { RECORD_HEADER_BYTES, REWRITING } from '../lib/arena/entries/record.js';
 import { peer, SECRET, until } from './helpers/invalidation.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 import { MiB } from './helpers/units.js';
+import { NEAR_ENTRY_BYTES } from '../lib/cache/near-cache.js';
+import { MAX_NEAR_CACHE } from '../lib/cache/options.js';
 
 const newCache = (options) => new SharedCache({ memoryBytes: 4 * MiB, nearCache: 100, ...options });
 
@@ -351,11 +353,67 @@ test('options.nearCache must be an integer from 0 to 2^24, in new, attach and op
   assert.throws(() => SharedCache.open('/nonexistent/arena', { nearCache: NaN }), { name: 'RangeError', message: expected('NaN') });
 });
 
-test('values stored in more than 16 KiB are never kept', () => {
+test('options.nearCacheBytes must be an integer from 0 to 2^40 bytes, in new, attach and open', () => {
+  const expected = (got) => `options.nearCacheBytes must be an integer from 0 (off) to 2^40 bytes (got ${got})`;
+  assert.throws(() => newCache({ nearCacheBytes: '1e6' }), { name: 'TypeError', message: 'options.nearCacheBytes must be a number (got "1e6")' });
+  assert.throws(() => newCache({ nearCacheBytes: -1 }), { name: 'RangeError', message: expected('-1') });
+  assert.throws(() => newCache({ nearCacheBytes: 0.5 }), { name: 'RangeError', message: expected('0.5') });
+  assert.throws(() => newCache({ nearCacheBytes: 2 ** 40 + 1 }), { name: 'RangeError', message: expected('1099511627777') });
   const cache = newCache();
-  cache.set('large', 'x'.repeat(16 * 1024 + 1));
-  cache.set('largest kept', 'x'.repeat(16 * 1024));
+  assert.throws(() => SharedCache.attach(cache.handle, { nearCacheBytes: null }), { name: 'TypeError', message: 'options.nearCacheBytes must be a number (got null)' });
+  assert.throws(() => SharedCache.attach(cache.handle, { nearCacheBytes: Infinity }), { name: 'RangeError', message: expected('Infinity') });
+  assert.throws(() => SharedCache.open('/nonexistent/arena', { nearCacheBytes: NaN }), { name: 'RangeError', message: expected('NaN') });
+  assert.throws(() => newCache({ nearCacheByte: 1 }), { name: 'TypeError', message: /options\.nearCacheByte is not a known option; did you mean nearCacheBytes\?/ });
+});
+
+test('an entry above 1/16 of nearCacheBytes is never kept', () => {
+  // 64 KiB: entries of up to 4 KiB, estimated as value, key and NEAR_ENTRY_BYTES.
+  const cache = newCache({ nearCacheBytes: 64 * 1024 });
+  const room = 4096 - NEAR_ENTRY_BYTES;
+  cache.set('large', 'x'.repeat(room - 'large'.length + 1));
+  cache.set('largest kept', 'x'.repeat(room - 'largest kept'.length));
   for (let i = 0; i < 5; i++) cache.get('large');
   assert.equal(cache.stats().nearHits, 0);
   warm(cache, 'largest kept');
+});
+
+test('nearCacheBytes 0 turns the near cache off, as nearCache 0 does', () => {
+  for (const options of [{ nearCacheBytes: 0 }, { nearCache: 0, nearCacheBytes: MiB }]) {
+    const cache = newCache(options);
+    cache.set('o', { a: 1 });
+    for (let i = 0; i < 5; i++) assert.equal(Object.isFrozen(cache.get('o')), false);
+    assert.equal(cache.stats().nearHits, 0);
+    cache.close();
+  }
+});
+
+test('both limits apply: the near cache keeps what fits in nearCacheBytes, at most nearCache entries', () => {
+  // Entries of about 3 KiB: 64 KiB holds 20 of them.
+  const value = (i) => `${i}:`.padEnd(3000, 'v');
+  const hitsOfHotSet = (options, hot) => {
+    const cache = newCache({ memoryBytes: 4 * MiB, ...options });
+    for (let i = 0; i < hot; i++) cache.set(`k${i}`, value(i));
+    // Two rounds admit every key; the third finds those still kept.
+    for (let round = 0; round < 2; round++) for (let i = 0; i < hot; i++) cache.get(`k${i}`);
+    const before = cache.stats().nearHits;
+    for (let i = 0; i < hot; i++) assert.equal(cache.get(`k${i}`), value(i));
+    const hits = cache.stats().nearHits - before;
+    cache.close();
+    return hits;
+  };
+  assert.equal(hitsOfHotSet({ nearCache: MAX_NEAR_CACHE, nearCacheBytes: 64 * 1024 }, 16), 16);
+  assert.equal(hitsOfHotSet({ nearCache: 8, nearCacheBytes: 64 * 1024 }, 8), 8);
+  // A sweep over more than fits keeps no key to its next turn (CLOCK evicts the oldest).
+  assert.ok(hitsOfHotSet({ nearCache: MAX_NEAR_CACHE, nearCacheBytes: 64 * 1024 }, 40) <= 20);
+  assert.ok(hitsOfHotSet({ nearCache: 8, nearCacheBytes: 4 * MiB }, 16) <= 8);
+});
+
+test('by default the near cache is bounded by bytes, not by a thousand entries', () => {
+  const cache = new SharedCache({ memoryBytes: 16 * MiB });
+  for (let i = 0; i < 5000; i++) cache.set(`k${i}`, { i });
+  for (let round = 0; round < 2; round++) for (let i = 0; i < 5000; i++) cache.get(`k${i}`);
+  const before = cache.stats().nearHits;
+  for (let i = 0; i < 5000; i++) assert.equal(cache.get(`k${i}`).i, i);
+  assert.equal(cache.stats().nearHits - before, 5000);
+  cache.close();
 });

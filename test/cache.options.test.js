@@ -69,7 +69,7 @@ test('an unknown option is an error that suggests the likely name', () => {
   assert.throws(() => new SharedCache({ memoryBytes: MiB, completelyDifferent: 1 }), {
     name: 'TypeError',
     message:
-      'options.completelyDifferent is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache',
+      'options.completelyDifferent is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache, nearCacheBytes',
   });
 });
 

@@ -188,7 +188,13 @@ export interface SharedCacheSettings {
   lockWaitMs?: number | undefined;
   /** How values other than Buffers and strings are stored. Default: msgpackr ('msgpackr-shared'). */
   codec?: Codec<any> | undefined;
-  /** Entries this instance keeps as ready values for get() of string keys, 0 (off) to 2^24. Default: 1000. */
+  /**
+   * Most bytes (estimated: stored length, key length and 128 per entry) this instance keeps as ready values
+   * for get() of string keys, 0 (off) to 2^40. Default: the smaller of memoryBytes and 1/8 of the thread's
+   * V8 heap limit.
+   */
+  nearCacheBytes?: number | undefined;
+  /** Most entries this instance keeps as ready values, 0 (off) to 2^24; nearCacheBytes applies too. Default: 2^24. */
   nearCache?: number | undefined;
 }
 
@@ -202,7 +208,9 @@ export interface SharedCacheOptions extends SharedCacheSettings {
 export interface SharedCacheAttachOptions {
   /** Must be the codec the cache was created with. Default: msgpackr ('msgpackr-shared'). */
   codec?: Codec<any> | undefined;
-  /** This instance's near cache, in entries (0: off). Default: 1000. */
+  /** This instance's near cache, in estimated bytes (0: off). Default: the smaller of the cache's memoryBytes and 1/8 of the thread's V8 heap limit. */
+  nearCacheBytes?: number | undefined;
+  /** This instance's near cache, most entries (0: off). Default: 2^24. */
   nearCache?: number | undefined;
 }
 

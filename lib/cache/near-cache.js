@@ -24,10 +24,18 @@
 // A key enters only on its second miss within a window (a doorkeeper bitmap
 // of key hashes, cleared as it fills): most misses of a skewed workload are
 // keys read once in a long while, and keeping each would cost more than its
-// read and push out a hot entry. Eviction is CLOCK over a fixed array of
+// read and push out a hot entry. Eviction is CLOCK over an array of
 // entries: a hit sets a bit, the hand clears bits until it finds an entry
 // not used since its last pass. Entries are reused in place, so a full near
 // cache allocates little.
+//
+// Two limits bound it: entries (options.nearCache) and bytes
+// (options.nearCacheBytes). An entry's bytes are an estimate that costs
+// nothing to make: the value's stored length (for an object, its encoded
+// length, a proxy for the decoded object's heap), the key's length and a
+// fixed ENTRY_BYTES for the entry's own structures. A value that does not
+// fit evicts entries by CLOCK until it does (each evicted entry was kept
+// once: amortized O(1) per keep); entries freed that way are reused first.
 //
 // Re-entrancy: keep() may run user code (deepFreeze reads properties, and a
 // getter or a proxy runs code then), which may call the cache and so this
@@ -47,11 +55,17 @@ const FREEZE_BUDGET = 4096;
 /** Nesting a value may have to be kept frozen (a cycle reaches it at once, without exhausting the stack). */
 const FREEZE_DEPTH = 64;
 
+/** Entries above this share of the byte limit are never kept (one value must not push out all the others; as in CacheFS's near cache). */
+export const NEAR_MAX_VALUE_SHARE = 16;
 /**
- * Values stored in more bytes than this are never kept: the near cache is
- * bounded by entries, and a thousand of these already take 16 MiB per thread.
+ * What an entry costs beyond its value's and key's lengths: its `indexes`
+ * Map entry, its slots in `keys`, `values` and `sizes`, its 64-byte line of
+ * `hot`, and the key's and value's object headers. An estimate: measured
+ * per entry (npm run bench:hot, memory section), a small object kept near
+ * took 293 bytes of heap for about 190 estimated, a 4 KiB string 4,300 for
+ * about 4,240 (see docs/how-it-works.md#the-near-cache).
  */
-export const NEAR_MAX_VALUE_BYTES = 16 * 1024;
+export const NEAR_ENTRY_BYTES = 128;
 /** Doorkeeper bits per near-cache entry. */
 const DOORKEEPER_BITS_PER_ENTRY = 8;
 
@@ -80,21 +94,33 @@ const INITIAL_ENTRIES = 1024;
 export class NearCache {
   /**
    * @param {number} capacity entries kept (> 0)
+   * @param {number} maxBytes estimated bytes kept (> 0; see NEAR_ENTRY_BYTES)
    * @param {import('../arena/entries/arena.js').Arena} arena the arena values come
    *   from (its clock for expiry, its shards)
    * @param {boolean} plainObjects whether the codec decodes to data properties
    *   only (the built-in one), which spares the freezing check a property
    *   descriptor per property
    */
-  constructor(capacity, arena, plainObjects) {
+  constructor(capacity, maxBytes, arena, plainObjects) {
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
+    /** The most estimated bytes one entry may take. */
+    this.maxEntryBytes = Math.floor(maxBytes / NEAR_MAX_VALUE_SHARE);
+    /** Estimated bytes of the entries kept (see NEAR_ENTRY_BYTES). */
+    this.bytes = 0;
     this.clock = arena.clock;
     this.shards = arena.shards;
     this.groupWrites = arena.shards[0].groupWrites;
     this.plainObjects = plainObjects;
-    const doorkeeperWords = Math.max(32, Math.ceil((capacity * DOORKEEPER_BITS_PER_ENTRY) / 32));
-    this.doorkeeper = new Int32Array(2 ** Math.ceil(Math.log2(doorkeeperWords)));
-    this.doorkeeperMask = this.doorkeeper.length - 1;
+    // Sized for the entries `hot` has room at first, and widened while the
+    // near cache has room (see #admit): how many entries the byte limit
+    // holds depends on the values, and a window narrower than the keys
+    // read twice would keep them out.
+    const words = doorkeeperWords(Math.min(capacity, INITIAL_ENTRIES));
+    this.doorkeeper = new Int32Array(words);
+    this.doorkeeperMask = words - 1;
+    /** The widest doorkeeper: DOORKEEPER_BITS_PER_ENTRY for as many entries as could be kept. */
+    this.maxDoorkeeperWords = doorkeeperWords(Math.min(capacity, Math.floor(maxBytes / NEAR_ENTRY_BYTES)));
     /** Keys the doorkeeper has noted since it was last cleared. */
     this.doorkeeperNoted = 0;
     // Entries are columns, not objects: a hit reads the Map, one line of
@@ -108,6 +134,10 @@ export class NearCache {
     /** Strings and frozen objects, by entry index. */
     this.values = [];
     this.hot = new Float64Array(HOT_FIELDS * Math.min(capacity, INITIAL_ENTRIES));
+    /** Each entry's estimated bytes (0: no entry), by entry index. */
+    this.sizes = new Float64Array(this.hot.length / HOT_FIELDS);
+    /** Entry indexes without a key (forgotten by delete() or evicted to make room), reused first. */
+    this.free = [];
     /** The CLOCK hand, an entry index. */
     this.hand = 0;
   }
@@ -174,7 +204,8 @@ export class NearCache {
    */
   keep(key, hash, value, storedBytes, shard, slot, offset, stamp, expiresAt) {
     // undefined: the codec read a miss (see codec.js); nothing to keep.
-    if (value === undefined || storedBytes > NEAR_MAX_VALUE_BYTES || value instanceof Uint8Array) return value;
+    const size = storedBytes + key.length + NEAR_ENTRY_BYTES;
+    if (value === undefined || size > this.maxEntryBytes || value instanceof Uint8Array) return value;
     let index = this.indexes.get(key);
     if (index === undefined && !this.#admit(hash)) return value;
     if (typeof value !== 'string') {
@@ -185,6 +216,7 @@ export class NearCache {
     if (index === undefined) index = this.#entryFor(key);
     this.values[index] = value;
     this.#note(index * HOT_FIELDS, shard, slot, offset, stamp, expiresAt);
+    this.#resize(index, size);
     return value;
   }
 
@@ -199,11 +231,27 @@ export class NearCache {
    */
   written(key, value, storedBytes, written) {
     // The value first: a set of anything else costs no Map lookup.
-    if (typeof value !== 'string' || storedBytes > NEAR_MAX_VALUE_BYTES) return;
+    if (typeof value !== 'string') return;
+    const size = storedBytes + key.length + NEAR_ENTRY_BYTES;
+    if (size > this.maxEntryBytes) return;
     const index = this.indexes.get(key);
     if (index === undefined) return;
     this.values[index] = value;
     this.#note(index * HOT_FIELDS, written.shard, written.slot, written.offset, written.stamp, written.expiresAt);
+    this.#resize(index, size);
+  }
+
+  /**
+   * Counts the entry at `index` at `size` estimated bytes (see
+   * NEAR_ENTRY_BYTES), then evicts other entries by CLOCK until the near
+   * cache is within its byte limit again. The entry itself stays: it takes
+   * at most 1/NEAR_MAX_VALUE_SHARE of the limit, so others hold the rest.
+   */
+  #resize(index, size) {
+    const sizes = this.sizes;
+    this.bytes += size - sizes[index];
+    sizes[index] = size;
+    while (this.bytes > this.maxBytes) this.#forget(this.#victim(index));
   }
 
   /** Notes in the entry at `h` the record it now holds (see keep()): checked in full at its next hit. */
@@ -227,21 +275,44 @@ export class NearCache {
     const doorkeeper = this.doorkeeper;
     if ((doorkeeper[index] & bit) !== 0) return true;
     doorkeeper[index] |= bit;
-    // Cleared when a quarter of the bits are noted, before false admissions pile up.
+    // When a quarter of the bits are noted, before false admissions pile
+    // up: widened while the near cache has room (its window must span the
+    // keys it could keep), else cleared.
     if (++this.doorkeeperNoted > doorkeeper.length * 8) {
-      doorkeeper.fill(0);
-      this.doorkeeperNoted = 0;
+      if (doorkeeper.length < this.maxDoorkeeperWords && this.indexes.size < this.capacity && this.bytes + this.maxEntryBytes <= this.maxBytes) {
+        this.#widenDoorkeeper();
+      } else {
+        doorkeeper.fill(0);
+        this.doorkeeperNoted = 0;
+      }
     }
     return false;
+  }
+
+  /** Doubles the doorkeeper, keeping what it noted: a hash's word in the wider one is its old word or that word plus the old length. */
+  #widenDoorkeeper() {
+    const old = this.doorkeeper;
+    const wider = new Int32Array(2 * old.length);
+    wider.set(old);
+    wider.set(old, old.length);
+    this.doorkeeper = wider;
+    this.doorkeeperMask = wider.length - 1;
   }
 
   /** Forgets `key` (this instance deleted it: its entry can only miss now). */
   delete(key) {
     const index = this.indexes.get(key);
-    if (index === undefined) return;
-    this.indexes.delete(key);
+    if (index !== undefined) this.#forget(index);
+  }
+
+  /** Drops the entry at `index`; its index is reused first. */
+  #forget(index) {
+    this.indexes.delete(this.keys[index]);
     this.keys[index] = undefined;
     this.values[index] = undefined;
+    this.bytes -= this.sizes[index];
+    this.sizes[index] = 0;
+    this.free.push(index);
   }
 
   clear() {
@@ -249,38 +320,76 @@ export class NearCache {
     this.keys = [];
     this.values = [];
     this.hot = new Float64Array(HOT_FIELDS * Math.min(this.capacity, INITIAL_ENTRIES));
+    this.sizes = new Float64Array(this.hot.length / HOT_FIELDS);
+    this.free = [];
+    this.bytes = 0;
     this.hand = 0;
   }
 
-  /** An entry index for a new key: a new one until the capacity is reached, then the one CLOCK evicts. */
+  /**
+   * An entry index for a new key: a freed one, else a new one until the
+   * capacity is reached, else the one CLOCK evicts. Its size is counted by
+   * #resize().
+   */
   #entryFor(key) {
     const keys = this.keys;
     let index;
-    if (keys.length < this.capacity) {
+    if (this.free.length > 0) {
+      index = this.free.pop();
+      keys[index] = key;
+    } else if (keys.length < this.capacity) {
       index = keys.length;
       keys.push(key);
       this.values.push(undefined);
       if (this.hot.length < keys.length * HOT_FIELDS) {
-        const grown = new Float64Array(Math.min(this.capacity, 2 * keys.length) * HOT_FIELDS);
+        const entries = Math.min(this.capacity, 2 * keys.length);
+        const grown = new Float64Array(entries * HOT_FIELDS);
         grown.set(this.hot);
         this.hot = grown;
+        const sizes = new Float64Array(entries);
+        sizes.set(this.sizes);
+        this.sizes = sizes;
       }
     } else {
-      const hot = this.hot;
-      let hand = this.hand;
-      // Entries forgotten by delete() have no key: reuse them first.
-      while ((hot[hand * HOT_FIELDS + HOT_FLAGS] & USED) !== 0 && keys[hand] !== undefined) {
-        hot[hand * HOT_FIELDS + HOT_FLAGS] &= ~USED;
-        if (++hand === keys.length) hand = 0;
-      }
-      index = hand;
-      this.hand = hand + 1 === keys.length ? 0 : hand + 1;
-      if (keys[index] !== undefined) this.indexes.delete(keys[index]);
+      index = this.#victim(-1);
+      this.indexes.delete(keys[index]);
+      this.bytes -= this.sizes[index];
+      this.sizes[index] = 0;
       keys[index] = key;
     }
     this.indexes.set(key, index);
     return index;
   }
+
+  /**
+   * The entry CLOCK evicts next, other than the one at `spared`: the hand
+   * clears use bits until it finds a kept entry not used since its last
+   * pass. Some entry other than `spared` is kept whenever this is called
+   * (the near cache is full by entries, or over its byte limit with one
+   * entry taking at most 1/NEAR_MAX_VALUE_SHARE of it), so the hand stops
+   * within two turns.
+   */
+  #victim(spared) {
+    const keys = this.keys;
+    const hot = this.hot;
+    let hand = this.hand;
+    for (;;) {
+      if (hand >= keys.length) hand = 0;
+      if (hand !== spared && keys[hand] !== undefined) {
+        const flags = hand * HOT_FIELDS + HOT_FLAGS;
+        if ((hot[flags] & USED) === 0) break;
+        hot[flags] &= ~USED;
+      }
+      hand++;
+    }
+    this.hand = hand + 1;
+    return hand;
+  }
+}
+
+/** Int32 words of a doorkeeper with DOORKEEPER_BITS_PER_ENTRY for each of `entries` (a power of two, at least 32). */
+function doorkeeperWords(entries) {
+  return 2 ** Math.ceil(Math.log2(Math.max(32, Math.ceil((entries * DOORKEEPER_BITS_PER_ENTRY) / 32))));
 }
 
 /**

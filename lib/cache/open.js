@@ -1,8 +1,8 @@
 // How a SharedCache gets its arena: a new one in a SharedArrayBuffer (the
 // constructor), one in a mapped file (SharedCache.open()), or one another
 // thread made (SharedCache.attach()). Each gives the constructor the same
-// parts, { arena, codec, path, mapped, outbox, nearCache }, with the
-// options checked against what the arena was created with.
+// parts, { arena, codec, path, mapped, outbox, nearCache, nearCacheBytes },
+// with the options checked against what the arena was created with.
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { Arena } from '../arena/entries/arena.js';
@@ -78,7 +78,7 @@ export function createParts(options) {
   const resolved = resolveOptions(options);
   const layout = planLayout({ ...resolved, policy: policyId(resolved.policy) });
   const arena = Arena.create(layout, settingsOf(resolved));
-  return { arena, codec: resolved.codec, path: null, mapped: false, outbox: Outbox.create(), nearCache: resolved.nearCache };
+  return { arena, codec: resolved.codec, path: null, mapped: false, outbox: Outbox.create(), nearCache: resolved.nearCache, nearCacheBytes: resolved.nearCacheBytes };
 }
 
 /**
@@ -105,6 +105,7 @@ export function attachParts(handle, options, construct) {
       // A bare buffer has no outbox: that instance's writes are not published.
       outbox: outbox === null ? null : new Outbox(outbox),
       nearCache: resolved.nearCache,
+      nearCacheBytes: resolved.nearCacheBytes,
     });
   });
 }
@@ -134,7 +135,7 @@ export function openParts(path, options, construct) {
       if (mismatch !== null) throw mismatchError(`arena file ${path}`, mismatch.name, mismatch.stored, mismatch.given);
       if (arena.header.codecName !== resolved.codec.name) throw codecMismatch(arena.header.codecName, resolved.codec.name, 'open()');
     }
-    return construct({ arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create(), nearCache: resolved.nearCache });
+    return construct({ arena, codec: resolved.codec, path, mapped: true, outbox: Outbox.create(), nearCache: resolved.nearCache, nearCacheBytes: resolved.nearCacheBytes });
   } catch (error) {
     releaseMappedArena(arena);
     throw error;

@@ -1,16 +1,19 @@
 // SharedCache options: one object of defaults and the checks that turn bad
 // options into errors that name the option and what was expected.
 
+import { getHeapStatistics } from 'node:v8';
 import { describe } from '../errors.js';
 import { checkBoolean, checkInteger, checkObject, rejectUnknown, withDefaults } from '../validate.js';
 import { DEFAULT_LOCK_WAIT_MS, MAX_KEY_BYTES_LIMIT, MAX_LOCK_WAIT_MS, MAX_MEMORY_BYTES, MAX_SHARDS, MIN_MEMORY_BYTES, POLICY_NAMES } from '../arena/common/layout.js';
 import { checkArenaFileMode, FILE_OPTION_DEFAULTS, MEMORY_BYTES_RANGE, splitFileOptions } from '../arena/common/file-options.js';
 import { checkCodec, msgpackCodec } from './codec.js';
 
-/** See DEFAULTS.nearCache; docs/shared-cache.md explains the choice. */
-const NEAR_CACHE_DEFAULT = 1000;
-/** Most entries a near cache may keep. */
+/** Most entries a near cache may keep: also the default, the byte limit bounding it. */
 export const MAX_NEAR_CACHE = 2 ** 24;
+/** The largest options.nearCacheBytes. */
+export const MAX_NEAR_CACHE_BYTES = 2 ** 40;
+/** The share of the thread's V8 heap limit a near cache takes at most by default (see nearCacheBytesFor). */
+export const NEAR_CACHE_HEAP_SHARE = 8;
 
 /** Every option of `new SharedCache(options)` with its default. */
 export const DEFAULTS = Object.freeze({
@@ -42,14 +45,31 @@ export const DEFAULTS = Object.freeze({
   lockWaitMs: DEFAULT_LOCK_WAIT_MS,
   /** How values other than Buffers and strings are stored. */
   codec: msgpackCodec,
-  /** Entries this instance (this thread) keeps as ready values for gets of string keys; 0 turns the near cache off. */
-  nearCache: NEAR_CACHE_DEFAULT,
+  /** Most entries this instance (this thread) keeps as ready values for gets of string keys; 0 turns the near cache off. */
+  nearCache: MAX_NEAR_CACHE,
+  /** Most bytes (estimated) of those ready values; 0 turns the near cache off; left out: see nearCacheBytesFor. */
+  nearCacheBytes: undefined,
 });
 
 export const ATTACH_DEFAULTS = Object.freeze({
   codec: msgpackCodec,
-  nearCache: NEAR_CACHE_DEFAULT,
+  nearCache: MAX_NEAR_CACHE,
+  nearCacheBytes: undefined,
 });
+
+/**
+ * The byte limit of an instance's near cache: `option` when given, else
+ * the smaller of the arena's `memoryBytes` (a thread need not keep more
+ * than the cache holds) and 1/NEAR_CACHE_HEAP_SHARE of this thread's V8
+ * heap limit (which a Worker's resourceLimits lower), so that the default
+ * never threatens the heap. Measured (docs/shared-cache.md#the-near-cache):
+ * reads over a skewed 100,000 keys reach 0.8 of lru-cache only when the
+ * near cache holds nearly every key read, and a tenth less halves the rate.
+ */
+export function nearCacheBytesFor(option, memoryBytes) {
+  if (option !== undefined) return option;
+  return Math.min(memoryBytes, Math.floor(getHeapStatistics().heap_size_limit / NEAR_CACHE_HEAP_SHARE));
+}
 
 /** Largest ttl: about 285,000 years, far beyond any clock, still exact in float64. */
 export const MAX_TTL = 2 ** 53 - 2 ** 43;
@@ -122,11 +142,16 @@ export function resolveOptions(options = {}) {
   checkInteger(resolved.lockWaitMs, 'options.lockWaitMs', 1, MAX_LOCK_WAIT_MS, { unit: 'milliseconds' });
   checkCodec(resolved.codec, 'options.codec');
   checkNearCache(resolved.nearCache);
+  checkNearCacheBytes(resolved.nearCacheBytes);
   return resolved;
 }
 
 function checkNearCache(value) {
   checkInteger(value, 'options.nearCache', 0, MAX_NEAR_CACHE, { from: '0 (off)', unit: 'entries' });
+}
+
+function checkNearCacheBytes(value) {
+  if (value !== undefined) checkInteger(value, 'options.nearCacheBytes', 0, MAX_NEAR_CACHE_BYTES, { from: '0 (off)', to: '2^40', unit: 'bytes' });
 }
 
 /** Validated options for `SharedCache.attach(handle, options)`. */
@@ -139,6 +164,10 @@ export function resolveAttachOptions(options) {
   if (options.nearCache !== undefined) {
     checkNearCache(options.nearCache);
     resolved.nearCache = options.nearCache;
+  }
+  if (options.nearCacheBytes !== undefined) {
+    checkNearCacheBytes(options.nearCacheBytes);
+    resolved.nearCacheBytes = options.nearCacheBytes;
   }
   return resolved;
 }

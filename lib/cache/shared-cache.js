@@ -25,6 +25,7 @@ import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
 import { LatencySampler } from './latency.js';
 import { NearCache } from './near-cache.js';
+import { nearCacheBytesFor } from './options.js';
 import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from '../typed-array.js';
@@ -107,7 +108,7 @@ export class SharedCache {
   #outbox;
   /** This instance's side of the InvalidationBus, made when a bus asks for it (see kInvalidation). */
   #invalidationPort = null;
-  /** Ready values of recently read entries (null: options.nearCache is 0). */
+  /** Ready values of recently read entries (null: options.nearCache or options.nearCacheBytes is 0). */
   #near = null;
 
   /**
@@ -117,8 +118,9 @@ export class SharedCache {
   constructor(options) {
     // open() and attach() hand over the parts of an existing arena (see open.js).
     const attaching = options !== null && typeof options === 'object' && Object.hasOwn(options, kAttach);
-    const { arena, codec, path, mapped, outbox, nearCache } = attaching ? options[kAttach] : createParts(options);
-    if (nearCache > 0) this.#near = new NearCache(nearCache, arena, codec === msgpackCodec);
+    const { arena, codec, path, mapped, outbox, nearCache, nearCacheBytes } = attaching ? options[kAttach] : createParts(options);
+    const nearBytes = nearCacheBytesFor(nearCacheBytes, arena.header.memoryBytes);
+    if (nearCache > 0 && nearBytes > 0) this.#near = new NearCache(nearCache, nearBytes, arena, codec === msgpackCodec);
     const header = arena.header;
     this.#arena = arena;
     // The default codec keeps its structures in the arena: one binding per instance.

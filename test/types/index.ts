@@ -63,6 +63,7 @@ const options: SharedCacheOptions = {
   lockLeaseMs: 1000,
   lockWaitMs: 500,
   nearCache: 0,
+  nearCacheBytes: 64 * 2 ** 20,
 };
 const anyCache = new SharedCache(options);
 assertType<Exact<typeof anyCache, SharedCache<string | Uint8Array, unknown>>>();
@@ -144,7 +145,8 @@ new Worker(new URL('./worker.js', import.meta.url), { workerData: { handle } });
 const attached = SharedCache.attach<string, User>(workerData.handle as SharedCacheHandle);
 expectType<User | undefined>(attached.get('user:1'));
 SharedCache.attach(handle.buffer, { nearCache: 0, codec: jsonCodec });
-// @ts-expect-error attach takes only codec and nearCache
+SharedCache.attach(handle.buffer, { nearCacheBytes: 2 ** 20 });
+// @ts-expect-error attach takes only codec, nearCache and nearCacheBytes
 SharedCache.attach(handle, { memoryBytes: 2 ** 20 });
 // @ts-expect-error not a handle
 SharedCache.attach({ buffer: handle.buffer });
