@@ -34,8 +34,8 @@ export class FloorCache {
   constructor({ memoryBytes, entries, shards = 16, maxKeyBytes = 1024 }) {
     this.shardMask = shards - 1;
     this.shardBits = Math.log2(shards);
-    // Power-of-two tables at most half full.
-    this.slots = 2 ** Math.ceil(Math.log2((2 * entries) / shards + 8));
+    // Power-of-two tables at most 3/4 full (arenacache's bound too).
+    this.slots = 2 ** Math.ceil(Math.log2((4 * entries) / 3 / shards + 8));
     this.slotMask = this.slots - 1;
     const tableBytes = shards * this.slots * 8;
     this.regionBytes = Math.floor((memoryBytes - shards * META_WORDS * 4 - tableBytes) / shards / 8) * 8;
@@ -201,7 +201,7 @@ export class FloorCache {
     const m = s * META_WORDS;
     let at = this.meta[m + 1];
     let count = this.meta[m + 2];
-    if (at + size > this.regionBytes || (slot < 0 && 2 * (count + 1) > this.slots)) {
+    if (at + size > this.regionBytes || (slot < 0 && 4 * (count + 1) > 3 * this.slots)) {
       // No eviction policy: a full shard starts again empty.
       table.fill(0);
       at = 0;
