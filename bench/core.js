@@ -1,7 +1,9 @@
 // npm run bench:core — SharedCache against its peers in one run.
 //
-//   1. single thread: get and set ops/s for SharedCache, lru-cache, Map and
-//      lmdb on the same keys, payloads and random access order;
+//   1. single thread: get and set ops/s for SharedCache, lru-cache, Map,
+//      lmdb and the floor (a minimal seqlock cache written for the
+//      measurement, bench/lib/floor-cache.js: what hash, lock, probe and
+//      copy cost alone) on the same keys, payloads and random access order;
 //   2. N workers: aggregate ops/s on one shared SharedCache versus N private
 //      lru-caches;
 //   3. memory efficiency: live key+value bytes / memoryBytes when full.
@@ -52,7 +54,8 @@ for (const payload of config.payloads) {
   single.push({ payload, ...result });
 }
 clearProgress();
-console.log(`Single thread (ops/s, median of ${config.rounds} rounds; ratios are arenacache / peer, each round's own, median with range)`);
+console.log(`Single thread (ops/s, median of ${config.rounds} rounds; ratios are arenacache / peer, each round's own, median with range;`);
+console.log('get/floor and set/floor are time per operation instead, arenacache / floor: 1.10 is 10% slower than the floor)');
 printTable(
   single.map((r) => ({
     payload: `${r.payload} B`,
@@ -62,11 +65,15 @@ printTable(
     'lmdb get': formatRate(r['lmdb getBinaryFast']),
     'get/lru': spread.ratio(roundRatios(r.samples['arenacache get'], r.samples['lru-cache get'])),
     'get/lmdb': spread.ratio(roundRatios(r.samples['arenacache get'], r.samples['lmdb getBinaryFast'])),
+    'floor get': formatRate(r['floor get']),
+    'get/floor': spread.ratio(roundRatios(r.samples['floor get'], r.samples['arenacache get'])),
     'arena set': formatRate(r['arenacache set']),
     'lru set': formatRate(r['lru-cache set']),
     'lmdb set': formatRate(r['lmdb putSync (txn)']),
     'set/lru': spread.ratio(roundRatios(r.samples['arenacache set'], r.samples['lru-cache set'])),
     'set/lmdb': spread.ratio(roundRatios(r.samples['arenacache set'], r.samples['lmdb putSync (txn)'])),
+    'floor set': formatRate(r['floor set']),
+    'set/floor': spread.ratio(roundRatios(r.samples['floor set'], r.samples['arenacache set'])),
   })),
 );
 

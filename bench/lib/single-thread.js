@@ -9,6 +9,7 @@ import { open } from 'lmdb';
 import { LRUCache } from 'lru-cache';
 import { SharedCache } from '../../lib/index.js';
 import { arenaBytesFor, makeKeys, makePayload, shuffledOrder } from './keys.js';
+import { FloorCache } from './floor-cache.js';
 import { measureRates } from './rates.js';
 
 export const BATCH = 1000;
@@ -26,6 +27,8 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
   const cache = new SharedCache({ memoryBytes: arenaBytesFor(entries, payload), max: entries });
   const lru = new LRUCache({ max: entries });
   const map = new Map();
+  // The floor: a minimal seqlock cache in shared memory (see floor-cache.js).
+  const floor = new FloorCache({ memoryBytes: arenaBytesFor(entries, payload), entries });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-'));
   // A cache does not need durability: lmdb runs without fsync, uncompressed,
   // storing the raw bytes, which is its fastest configuration.
@@ -35,11 +38,12 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
       cache.set(key, value);
       lru.set(key, value);
       map.set(key, value);
+      floor.set(key, value);
     }
     db.transactionSync(() => {
       for (const key of keys) db.putSync(key, value);
     });
-    if (!cache.get(keys[0]).equals(value) || !db.getBinary(keys[0]).equals(value)) {
+    if (!cache.get(keys[0]).equals(value) || !db.getBinary(keys[0]).equals(value) || !floor.get(keys[0]).equals(value)) {
       throw new Error('bench setup: a peer did not return the stored value');
     }
     // One explicit loop per task: a shared helper taking the operation as a
@@ -73,6 +77,14 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
         }
         cursor = i;
       },
+      'floor get': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          if (floor.get(keys[order[i]]) !== undefined) found++;
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
       'lmdb getBinaryFast': () => {
         let i = cursor;
         for (let n = 0; n < BATCH; n++) {
@@ -101,6 +113,14 @@ export async function singleThread({ entries, payload, timeMs, rounds, progress 
         let i = cursor;
         for (let n = 0; n < BATCH; n++) {
           map.set(keys[order[i]], value);
+          if (++i === entries) i = 0;
+        }
+        cursor = i;
+      },
+      'floor set': () => {
+        let i = cursor;
+        for (let n = 0; n < BATCH; n++) {
+          floor.set(keys[order[i]], value);
           if (++i === entries) i = 0;
         }
         cursor = i;
