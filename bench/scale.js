@@ -123,7 +123,8 @@ function loopProbe() {
 /**
  * SharedCache.open(file), timed, with the event loop probed from before it
  * until settleMs after it (a check that runs later, lazily or in the
- * background, shows there), and the first get after it timed.
+ * background, shows there), and the first get after it timed. The cache
+ * is left open, as `cache`.
  */
 async function timedOpen(file, entries) {
   const probe = loopProbe();
@@ -137,12 +138,17 @@ async function timedOpen(file, entries) {
   await sleep(config.settleMs);
   const blockMs = probe.stop();
   const stats = cache.stats();
-  cache.close();
-  return { openMs, blockMs, firstGetMs, found, entries: stats.entries, recovery: openRecovery(stats) };
+  return { cache, openMs, blockMs, firstGetMs, found, entries: stats.entries, recovery: openRecovery(stats) };
 }
 
-/** Starts the writer on `file`, waits until it is mid-writes, and kills it with SIGKILL. */
-async function killWriterMidWrites(file, entries) {
+/**
+ * Starts the writer on `file` while `holder` (this process's cache) has it
+ * open, so that the writer's open() is not the sole opener's (which would
+ * cost as much as the one measured); closes `holder` once the writer is
+ * writing, so that the writer is the file's only user when it is killed
+ * (SIGKILL) mid-writes.
+ */
+async function killWriterMidWrites(file, entries, holder) {
   const child = spawn(process.execPath, [writerFile, file, String(entries)], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanup.child = child;
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -155,6 +161,7 @@ async function killWriterMidWrites(file, entries) {
     exited.then(({ code, signal }) => reject(new Error(`bench/scenarios/scale-writer.js exited with ${signal ?? `code ${code}`} before writing`)));
   });
   await writing;
+  holder.close();
   // Well into its writes, so that a shard lock is likely held at the kill.
   await sleep(100);
   child.kill('SIGKILL');
@@ -216,11 +223,14 @@ async function measureSize(entries) {
 
     if (file !== null) {
       progress(`${label}: reopening after a clean close`);
-      row.clean = await timedOpen(file, entries);
+      const { cache: reopened, ...clean } = await timedOpen(file, entries);
+      row.clean = clean;
       progress(`${label}: a writer killed mid-writes`);
-      await killWriterMidWrites(file, entries);
+      await killWriterMidWrites(file, entries, reopened);
       progress(`${label}: reopening after the kill`);
-      row.killed = await timedOpen(file, entries);
+      const { cache: recovered, ...killed } = await timedOpen(file, entries);
+      recovered.close();
+      row.killed = killed;
       // After the kill, the entries the writer was overwriting may be lost
       // (the table shows how many are held); after a clean close, none.
       if (!row.clean.found || row.clean.entries !== entries) {
