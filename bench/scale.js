@@ -70,6 +70,9 @@ process.once('exit', () => {
 process.once('SIGINT', () => process.exit(130));
 process.once('SIGTERM', () => process.exit(143));
 
+/** A process.cpuUsage() difference in milliseconds (user + system, all of this process's threads). */
+const cpuMs = ({ user, system }) => (user + system) / 1000;
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** memoryBytes for `entries`: bytesPerEntry each, in whole MiB, at least 16 MiB. */
@@ -130,15 +133,17 @@ async function timedOpen(file, entries) {
   const probe = loopProbe();
   await sleep(20);
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   const cache = SharedCache.open(file, { nearCache: 0 });
   const openMs = performance.now() - start;
+  const openCpuMs = cpuMs(process.cpuUsage(cpuStart));
   const getStart = performance.now();
   const found = cache.get(`key:${entries >>> 1}`) !== undefined;
   const firstGetMs = performance.now() - getStart;
   await sleep(config.settleMs);
   const blockMs = probe.stop();
   const stats = cache.stats();
-  return { cache, openMs, blockMs, firstGetMs, found, entries: stats.entries, recovery: openRecovery(stats) };
+  return { cache, openMs, openCpuMs, blockMs, firstGetMs, found, entries: stats.entries, recovery: openRecovery(stats) };
 }
 
 /**
@@ -210,8 +215,10 @@ async function measureSize(entries) {
 
     progress(`${label}: verify()`);
     start = performance.now();
+    const verifyCpu = process.cpuUsage();
     const { ok, problems } = cache.verify();
     row.verifyMs = performance.now() - start;
+    row.verifyCpuMs = cpuMs(process.cpuUsage(verifyCpu));
     if (!ok) throw new Error(`bench:scale: verify() found problems after the fill: ${problems.slice(0, 5).join('; ')}`);
 
     const stats = cache.stats();
@@ -268,9 +275,11 @@ printTable(
     'fill sets/s': formatRate(row.fillPerSecond),
     'random gets/s': formatRate(row.getPerSecond),
     'verify()': ms(row.verifyMs),
+    'verify() CPU': ms(row.verifyCpuMs),
   })),
 );
-console.log('(B/entry: memoryBytes / entries held; used: the records, stats().usedBytes; RSS: the whole process, with the mapped arena pages it touched)');
+console.log('(B/entry: memoryBytes / entries held; used: the records, stats().usedBytes; RSS: the whole process, with the mapped arena pages it touched;');
+console.log(' CPU: the process CPU time it took, which a loaded machine stretches less than the elapsed time)');
 
 const reopened = rows.filter((row) => row.clean);
 if (reopened.length > 0) {
@@ -281,7 +290,7 @@ if (reopened.length > 0) {
       [
         ['clean close', row.clean],
         ['SIGKILL of a writer', row.killed],
-      ].map(([after, r]) => ({ entries: formatRate(row.entries), after, 'open()': ms(r.openMs), 'longest block': ms(r.blockMs), 'first get': ms(r.firstGetMs), 'entries held': r.entries, 'per entry': `${((r.openMs * 1000) / row.entries).toFixed(3)} µs` })),
+      ].map(([after, r]) => ({ entries: formatRate(row.entries), after, 'open()': ms(r.openMs), 'open() CPU': ms(r.openCpuMs), 'longest block': ms(r.blockMs), 'first get': ms(r.firstGetMs), 'entries held': r.entries, 'per entry': `${((r.openMs * 1000) / row.entries).toFixed(3)} µs` })),
     ),
   );
   console.log('\nHow each open recovered (stats()):');

@@ -14,16 +14,16 @@ test('the scale benchmark measures every size end to end and leaves no file behi
   assert.deepEqual(result.config.sizes, [3000, 6000]);
   assert.deepEqual(result.rows.map((row) => row.entries), [3000, 6000]);
   for (const row of result.rows) {
-    for (const field of ['fillPerSecond', 'getPerSecond', 'verifyMs', 'usedBytes', 'rssBytes']) assert.ok(Number.isFinite(row[field]) && row[field] > 0, `${row.entries}: ${field} ${row[field]}`);
+    for (const field of ['fillPerSecond', 'getPerSecond', 'verifyMs', 'verifyCpuMs', 'usedBytes', 'rssBytes']) assert.ok(Number.isFinite(row[field]) && row[field] > 0, `${row.entries}: ${field} ${row[field]}`);
     assert.equal(row.clean.entries, row.entries, 'a clean close keeps every entry');
     assert.equal(row.clean.found, true);
     assert.ok(row.killed.entries > 0 && row.killed.entries <= row.entries, `${row.killed.entries} entries after the kill`);
     for (const reopen of [row.clean, row.killed]) {
-      assert.ok(reopen.openMs > 0 && reopen.blockMs >= 0 && reopen.firstGetMs >= 0);
+      assert.ok(reopen.openMs > 0 && reopen.openCpuMs >= 0 && reopen.blockMs >= 0 && reopen.firstGetMs >= 0);
       assert.equal(typeof reopen.recovery, 'object');
     }
   }
-  assert.match(output, /^entries\s+memoryBytes MiB\s+shards\s+B\/entry\s+used B\/entry\s+RSS MiB\s+fill sets\/s\s+random gets\/s\s+verify\(\)/m);
+  assert.match(output, /^entries\s+memoryBytes MiB\s+shards\s+B\/entry\s+used B\/entry\s+RSS MiB\s+fill sets\/s\s+random gets\/s\s+verify\(\)\s+verify\(\) CPU/m);
   assert.match(output, /after SIGKILL of a writer child mid-writes/);
   assert.match(output, /^ {2}open\(\) after a clean close$/m);
   assert.doesNotMatch(output, /NaN|undefined/);
