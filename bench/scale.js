@@ -327,8 +327,8 @@ if (chartPath) {
   const times = [
     ...bars,
     ...reopened.flatMap((row) => [
-      { entries: row.entries, what: 'longest event-loop block, clean close', ms: row.clean.blockMs },
-      { entries: row.entries, what: 'longest event-loop block, SIGKILL', ms: row.killed.blockMs },
+      { entries: row.entries, what: 'event-loop block, clean close', ms: row.clean.blockMs },
+      { entries: row.entries, what: 'event-loop block, SIGKILL', ms: row.killed.blockMs },
     ]),
   ];
   writeFileSync(chartPath, await renderScaleChart({ rates, times, title: `arenacache bench:scale ${machine.date.slice(0, 10)}: ${machine.cpu}, ${machine.cores} cores` }));
