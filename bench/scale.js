@@ -40,6 +40,13 @@ import { formatRate, printTable } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { progressReporter } from './lib/progress.js';
 
+/** One name of `allowed` from the variable `name`, else `fallback`. */
+function oneName(name, allowed, fallback) {
+  const list = nameList(name, allowed, [fallback]);
+  if (list.length !== 1) throw new RangeError(`${name} must be one of ${allowed.join(', ')} (got "${process.env[name]}")`);
+  return list[0];
+}
+
 const sizes = [...intList('BENCH_SCALE_ENTRIES', [1e6, 1e7]), ...(process.env.BENCH_SCALE_HUGE === '1' ? [4e7] : [])];
 const config = {
   sizes,
@@ -48,7 +55,7 @@ const config = {
   // (stats().usedBytes) and held every entry in 128 B per entry of arena;
   // 160 leaves room for keys spreading unevenly over the shards.
   bytesPerEntry: positiveInt('BENCH_SCALE_BYTES_PER_ENTRY', 160),
-  backing: nameList('BENCH_SCALE_BACKING', ['file', 'memory'], ['file']).at(-1),
+  backing: oneName('BENCH_SCALE_BACKING', ['file', 'memory'], 'file'),
   dir: process.env.BENCH_SCALE_DIR || (existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir()),
   settleMs: positiveInt('BENCH_SCALE_SETTLE_MS', 200),
   valueBytes: 64,

@@ -31,10 +31,21 @@ test('the scale benchmark measures every size end to end and leaves no file behi
   assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith(`arenacache-bench-scale-`)), [], 'the cache files are removed');
 });
 
+test('the scale benchmark measures a cache in memory without the reopen figures (BENCH_SCALE_BACKING=memory)', () => {
+  const { output, result } = runBench('scale.js', { BENCH_SCALE_ENTRIES: '3000', BENCH_SCALE_GETS: '3000', BENCH_SCALE_BACKING: 'memory' });
+  assert.equal(result.config.backing, 'memory');
+  assert.equal(result.rows.length, 1);
+  assert.ok(result.rows[0].fillPerSecond > 0 && result.rows[0].verifyMs > 0);
+  assert.equal(result.rows[0].clean, undefined);
+  assert.match(output, /in a SharedArrayBuffer \(new SharedCache\)/);
+  assert.doesNotMatch(output, /SIGKILL/);
+});
+
 test('the scale benchmark rejects bad settings with a message naming the variable', () => {
   assertBenchRejects('scale.js', [
     ['BENCH_SCALE_ENTRIES', '1e6,0', 'BENCH_SCALE_ENTRIES must be a comma-separated list of positive integers (got "1e6,0")'],
     ['BENCH_SCALE_BACKING', 'disk', 'BENCH_SCALE_BACKING must list names from file, memory (got "disk")'],
     ['BENCH_SCALE_GETS', '1.5', 'BENCH_SCALE_GETS must be a positive integer (got "1.5")'],
+    ['BENCH_SCALE_BACKING', 'file,memory', 'BENCH_SCALE_BACKING must be one of file, memory (got "file,memory")'],
   ]);
 });
