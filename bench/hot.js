@@ -4,7 +4,10 @@
 // string), all contenders in the same run:
 //
 //   1. one thread, 100% get and 90% get / 10% set: SharedCache with its near
-//      cache and without, lru-cache, a Map, lmdb;
+//      cache and without, lru-cache, an lru-cache holding structuredClone
+//      copies, a Map, lmdb, and Redis through ioredis (one await per
+//      operation, and pipelines of 100), on a redis-server this script starts
+//      on a free loopback port without persistence and stops at the end;
 //   2. worker threads (64 B Buffer): aggregate get and set ops/s of 2
 //      threads on one SharedCache against one thread;
 //   3. near-cache memory per thread: heap and RSS deltas of a fresh worker
@@ -12,8 +15,9 @@
 //      lru-cache holding the same entries.
 //
 // Each kind runs in a child process of its own (bench/scenarios/hot-kind.js).
-// The near-cache rows need SharedCache's `nearCache` option; without it they
-// are skipped, with a note.
+// The near-cache rows need SharedCache's `nearCache` option, and the Redis
+// rows redis-server (.ci/run installs it); without them they are skipped,
+// with the reason printed.
 //
 // Environment: BENCH_KEYS (100000), BENCH_ZIPF (0.99), BENCH_ACCESSES
 // (length of the precomputed access sequence, 1048576), BENCH_NEAR (near
@@ -21,7 +25,8 @@
 // (percent of gets, 100,90; 0 is all sets), BENCH_TIME_MS per task and round
 // (300), BENCH_ROUNDS (3), BENCH_WORKERS (1,2), BENCH_WORKER_MS (1000),
 // BENCH_QUICK=1 (10000 keys, 131072 accesses, 100 ms, one
-// round, 300 ms workers), BENCH_JSON=path (or --json path).
+// round, 300 ms workers), BENCH_REDIS=0 (skip the Redis rows),
+// BENCH_JSON=path (or --json path).
 
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -30,6 +35,7 @@ import { intList, jsonPath, nameList, percentList, positiveInt, positiveNumber }
 import { formatRate, printTable } from './lib/format.js';
 import { roundRatios, SpreadTracker } from './lib/spread.js';
 import { KINDS, nearCacheSupport } from './lib/hot-workload.js';
+import { REDIS_ENCODING, REDIS_PIPELINE, startRedisPeer } from './lib/hot-redis.js';
 import { describeMachine } from './lib/machine.js';
 import { progressReporter } from './lib/progress.js';
 
@@ -54,16 +60,21 @@ const { progress, done } = progressReporter();
 const near = nearCacheSupport();
 
 const childFile = fileURLToPath(new URL('./scenarios/hot-kind.js', import.meta.url));
+const redis = await startRedisPeer();
 function runKind(kind, sections) {
-  const settings = { ...config, kind, sections, near: near.supported };
+  const settings = { ...config, kind, sections, near: near.supported, redisPort: redis.port ?? null };
   // stderr is this process's, so the child's progress reaches the terminal
   // (and its errors the log); stdout carries its JSON line.
   const child = spawn(process.execPath, ['--expose-gc', childFile, JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+  // Stopped with this process (SIGINT included), not left running against a stopped redis-server.
+  const stopChild = () => child.kill('SIGKILL');
+  process.once('exit', stopChild);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      process.off('exit', stopChild);
       if (code !== 0) reject(new Error(`bench/scenarios/hot-kind.js (${kind}) exited with ${signal ?? `code ${code}`}`));
       else resolve(JSON.parse(output.trim().split('\n').pop()));
     });
@@ -72,12 +83,16 @@ function runKind(kind, sections) {
 
 const machine = describeMachine();
 const results = [];
-for (const kind of config.kinds) {
-  progress(`${KINDS[kind].label}`);
-  results.push(await runKind(kind, kind === 'buffer' ? ['memory', 'single', 'threads'] : ['memory', 'single']));
+try {
+  for (const kind of config.kinds) {
+    progress(`${KINDS[kind].label}`);
+    results.push(await runKind(kind, kind === 'buffer' ? ['memory', 'single', 'threads'] : ['memory', 'single']));
+  }
+  // The worker-thread section is for the 64 B Buffer, asked for or not.
+  if (!config.kinds.includes('buffer')) results.push(await runKind('buffer', ['threads']));
+} finally {
+  await redis.stop?.();
 }
-// The worker-thread section is for the 64 B Buffer, asked for or not.
-if (!config.kinds.includes('buffer')) results.push(await runKind('buffer', ['threads']));
 done();
 
 const labelOf = (kind) => KINDS[kind].label;
@@ -92,30 +107,39 @@ if (near.supported) {
 } else {
   console.log(`near cache: not supported by this SharedCache (${near.reason}); its rows are skipped`);
 }
-console.log("lmdb: noSync, uncompressed; objects in msgpack with shared structures (get), strings as 'string' (get), Buffers as 'binary' (getBinaryFast); a batch of 1000 mixed operations runs in one transactionSync\n");
+console.log("lmdb: noSync, uncompressed; objects in msgpack with shared structures (get), strings as 'string' (get), Buffers as 'binary' (getBinaryFast); a batch of 1000 mixed operations runs in one transactionSync");
+console.log('lru+clone: an lru-cache that stores a structuredClone of each value at set and returns a structuredClone at get');
+if (redis.port) {
+  console.log(`redis: redis-server ${redis.version} on 127.0.0.1, no persistence, through ioredis; one await per operation (redis), or pipelines of ${REDIS_PIPELINE} (redis×${REDIS_PIPELINE}); ${REDIS_ENCODING}\n`);
+} else {
+  console.log(`redis: skipped (${redis.reason})\n`);
+}
 
 const spread = new SpreadTracker();
 const singles = results.filter((r) => r.single).flatMap((r) => r.single.map((row) => ({ kind: r.kind, ...row })));
 if (singles.length > 0) {
   const arenas = near.supported ? ['arenacache+near', 'arenacache'] : ['arenacache'];
-  const short = { 'arenacache+near': 'arena+near', arenacache: 'arena', 'lru-cache': 'lru', Map: 'Map', lmdb: 'lmdb' };
+  const peers = ['lru-cache', 'lru-cache+clone', 'Map', 'lmdb', ...(redis.port ? ['redis', 'redis pipelined'] : [])];
+  const short = { 'arenacache+near': 'arena+near', arenacache: 'arena', 'lru-cache': 'lru', 'lru-cache+clone': 'lru+clone', Map: 'Map', lmdb: 'lmdb', redis: 'redis', 'redis pipelined': `redis×${REDIS_PIPELINE}` };
   console.log('Single thread (ops/s)');
   printTable(
     singles.map((row) => ({
       value: labelOf(row.kind),
       mix: mixLabel(row.getPercent),
-      ...Object.fromEntries([...arenas, 'lru-cache', 'Map', 'lmdb'].map((name) => [short[name], formatRate(row.ops[name])])),
+      ...Object.fromEntries([...arenas, ...peers].map((name) => [short[name], formatRate(row.ops[name])])),
     })),
   );
-  console.log("\nSingle thread, ratios (each round's own; median, range in brackets)");
+  console.log("\nSingle thread, ratios arenacache / peer (each round's own; median, range in brackets; above 1, arenacache is faster)");
   const ratioOf = (row, a, b) => spread.ratio(roundRatios(row.samples[a], row.samples[b]));
   printTable(
-    singles.map((row) => {
-      const cells = { value: labelOf(row.kind), mix: mixLabel(row.getPercent) };
-      for (const arena of arenas) for (const peer of ['lru-cache', 'Map', 'lmdb']) cells[`${short[arena]}/${short[peer]}`] = ratioOf(row, arena, peer);
-      if (near.supported) cells['near/arena'] = ratioOf(row, 'arenacache+near', 'arenacache');
-      return cells;
-    }),
+    singles.flatMap((row) =>
+      arenas.map((arena) => {
+        const cells = { value: labelOf(row.kind), mix: mixLabel(row.getPercent), cache: short[arena] };
+        for (const peer of peers) cells[`/${short[peer]}`] = ratioOf(row, arena, peer);
+        if (near.supported) cells['/arena'] = arena === 'arenacache+near' ? ratioOf(row, 'arenacache+near', 'arenacache') : '-';
+        return cells;
+      }),
+    ),
   );
   console.log('');
   spread.report(config.rounds, 'more BENCH_ROUNDS and a longer BENCH_TIME_MS');
@@ -171,6 +195,6 @@ if (memory.length > 0) {
 }
 
 if (json) {
-  writeFileSync(json, `${JSON.stringify({ machine, config, nearCache: { supported: near.supported, entries: config.nearCache, reason: near.reason }, single: singles, worstSpread: spread.worst, stats: results.map((r) => ({ kind: r.kind, ...r.stats })), threads, memory }, null, 2)}\n`);
+  writeFileSync(json, `${JSON.stringify({ machine, config, nearCache: { supported: near.supported, entries: config.nearCache, reason: near.reason }, redis: { supported: redis.port !== undefined, version: redis.version ?? null, pipeline: REDIS_PIPELINE, reason: redis.reason ?? null }, single: singles, worstSpread: spread.worst, stats: results.map((r) => ({ kind: r.kind, ...r.stats })), threads, memory }, null, 2)}\n`);
   console.log(`\nwrote ${json}`);
 }

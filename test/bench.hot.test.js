@@ -26,13 +26,17 @@ test('the hot-path benchmark runs end to end and reports every figure (tiny size
   if (near.supported) assert.match(output, new RegExp(`near cache: nearCache ${NEAR} entries per SharedCache instance`));
   else assert.ok(output.includes(`near cache: not supported by this SharedCache (${near.reason}); its rows are skipped`), output);
   const arenas = near.supported ? ['arenacache+near', 'arenacache'] : ['arenacache'];
+  // redis-server is started by the bench when installed; otherwise its rows are skipped with the reason printed.
+  const redis = result.redis.supported ? ['redis', 'redis pipelined'] : [];
+  if (result.redis.supported) assert.match(output, new RegExp(`^redis: redis-server ${result.redis.version} on 127\\.0\\.0\\.1`, 'm'));
+  else assert.ok(output.includes(`redis: skipped (${result.redis.reason})`), output);
 
   assert.deepEqual(
     result.single.map((row) => `${row.kind}/${row.getPercent}`),
     ['object/100', 'object/90', 'buffer/100', 'buffer/90', 'string/100', 'string/90'],
   );
   for (const row of result.single) {
-    assert.deepEqual(Object.keys(row.ops).sort(), [...arenas, 'lru-cache', 'Map', 'lmdb'].sort(), `${row.kind}/${row.getPercent}`);
+    assert.deepEqual(Object.keys(row.ops).sort(), [...arenas, 'lru-cache', 'lru-cache+clone', 'Map', 'lmdb', ...redis].sort(), `${row.kind}/${row.getPercent}`);
     for (const [name, ops] of Object.entries(row.ops)) assert.ok(Number.isFinite(ops) && ops > 0, `${name} at ${row.kind}/${row.getPercent}: ${ops}`);
   }
 
@@ -65,6 +69,14 @@ test('the hot-path benchmark runs end to end and reports every figure (tiny size
   }
   assert.match(output, /Memory per thread/);
   assert.match(output, /Worker threads, 64 B Buffer/);
+});
+
+test('the hot-path benchmark skips the Redis rows with the reason printed (BENCH_REDIS=0)', () => {
+  const { output, result } = runBench('hot.js', { BENCH_KEYS: '200', BENCH_ACCESSES: '2000', BENCH_KINDS: 'buffer', BENCH_MIXES: '100', BENCH_TIME_MS: '10', BENCH_ROUNDS: '1', BENCH_WORKERS: '1', BENCH_WORKER_MS: '10', BENCH_REDIS: '0' });
+  assert.deepEqual(result.redis, { supported: false, version: null, pipeline: 100, reason: 'BENCH_REDIS=0' });
+  assert.match(output, /^redis: skipped \(BENCH_REDIS=0\)$/m);
+  assert.doesNotMatch(output, /redis×100|\/redis/);
+  assert.deepEqual(Object.keys(result.single[0].ops).sort(), ['arenacache', 'arenacache+near', 'lmdb', 'lru-cache', 'lru-cache+clone', 'Map'].filter((name) => result.nearCache.supported || name !== 'arenacache+near').sort());
 });
 
 test('the hot-path benchmark rejects bad settings with a message naming the variable', () => {

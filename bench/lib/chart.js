@@ -1,7 +1,7 @@
-// The benchmark chart: a vega-lite spec rendered to SVG by vega (no browser,
-// no canvas): get throughput by payload for every store; aggregate
-// throughput and hit ratio by worker count for the shared arena against
-// private caches.
+// The benchmark charts: vega-lite specs rendered to SVG by vega (no browser,
+// no canvas). npm run bench's: get throughput by payload for every store;
+// aggregate throughput and hit ratio by worker count for the shared arena
+// against private caches. npm run bench:scale's: rates and times by entries.
 
 import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
@@ -56,4 +56,37 @@ export async function renderChart({ single, workers, title }) {
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
   return view.toSVG();
+}
+
+/** A vega-lite spec rendered to SVG. */
+async function toSvg(spec) {
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
+  return view.toSVG();
+}
+
+/**
+ * npm run bench:scale's chart: fill and random get rates by entries, and the
+ * times that grow with the cache (verify, reopen after a clean close and
+ * after a killed writer, the longest event-loop block of those opens).
+ * @param {{ rates: { entries: number, what: string, perSecond: number }[], times: { entries: number, what: string, ms: number }[], title: string }} data
+ */
+export async function renderScaleChart({ rates, times, title }) {
+  const panel = (panelTitle, values, field, axisTitle) => ({
+    title: panelTitle,
+    data: { values },
+    mark: { type: 'line', point: true },
+    width: 260,
+    height: 220,
+    encoding: {
+      x: { field: 'entries', type: 'quantitative', title: 'entries (log scale)', scale: { type: 'log' } },
+      y: { field, type: 'quantitative', title: axisTitle, scale: { type: 'log' } },
+      color: { field: 'what', type: 'nominal', legend: { title: null, labelLimit: 260 } },
+    },
+  });
+  return toSvg({
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    hconcat: [panel('Rates by size', rates, 'perSecond', 'operations per second (log scale)'), panel('Times by size', times.map((row) => ({ ...row, ms: Math.max(row.ms, 0.01) })), 'ms', 'milliseconds (log scale)')],
+    resolve: { scale: { color: 'independent' } },
+  });
 }

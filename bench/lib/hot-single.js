@@ -1,8 +1,10 @@
 // Single-thread throughput of one kind of value under the Zipf workload, for
 // every contender side by side: SharedCache with and without its near cache,
-// lru-cache, a Map and lmdb, all holding every key, on the same access
-// sequence. Each measured call does a batch of operations, so timer overhead
-// does not swamp a ~100 ns operation.
+// lru-cache, an lru-cache holding structuredClone copies, a Map, lmdb and
+// (when hot.js started one) Redis through ioredis, unpipelined and
+// pipelined, all holding every key, on the same access sequence. Each
+// measured call does a batch of operations, so timer overhead does not swamp
+// a ~100 ns operation.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,10 +14,11 @@ import { LRUCache } from 'lru-cache';
 import { Bench } from 'tinybench';
 import { SharedCache } from '../../lib/index.js';
 import { KINDS, setMask } from './hot-workload.js';
+import { REDIS_PIPELINE, redisPeer } from './hot-redis.js';
 import { BATCH } from './single-thread.js';
 import { median } from './stats.js';
 
-export const CONTENDERS = Object.freeze(['arenacache+near', 'arenacache', 'lru-cache', 'Map', 'lmdb']);
+export const CONTENDERS = Object.freeze(['arenacache+near', 'arenacache', 'lru-cache', 'lru-cache+clone', 'Map', 'lmdb', 'redis', 'redis pipelined']);
 
 /**
  * lmdb's fastest honest setup for each kind: no fsync, no compression;
@@ -36,21 +39,31 @@ const FILL_CHUNK = 10_000;
  * @param {SharedCache} options.cache the shared cache holding every key (near cache off)
  * @param {number} options.nearCache entries of the near cache; 0 skips the near-cache contender
  * @param {number[]} options.mixes percentages of gets, one run each
+ * @param {number | null} options.redisPort the loopback port of the run's redis-server; null skips the Redis contenders
  * @returns {Promise<object[]>} one row per mix: median ops/s per contender and every round's
  */
-export async function hotSingle({ kind, cache, names, values, order, mixes, nearCache, timeMs, rounds, seed, progress }) {
+export async function hotSingle({ kind, cache, names, values, order, mixes, nearCache, redisPort, timeMs, rounds, seed, progress }) {
   const { same } = KINDS[kind];
   const entries = names.length;
   const near = nearCache > 0 ? SharedCache.attach(cache.handle, { nearCache }) : null;
   const lru = new LRUCache({ max: entries });
+  // What a user who must not share mutable objects between callers does:
+  // a copy in at set, a copy out at get.
+  const lruClone = new LRUCache({ max: entries });
   const map = new Map();
   for (let k = 0; k < entries; k++) {
     lru.set(names[k], values[k]);
+    lruClone.set(names[k], structuredClone(values[k]));
     map.set(names[k], values[k]);
   }
+  let redis = null;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arenacache-bench-hot-'));
   const db = open({ path: dir, noSync: true, compression: false, ...LMDB_OPTIONS[kind] });
   try {
+    if (redisPort !== null) {
+      progress?.('filling Redis');
+      redis = await redisPeer({ port: redisPort, kind, names, values });
+    }
     for (let start = 0; start < entries; start += FILL_CHUNK) {
       db.transactionSync(() => {
         for (let k = start; k < Math.min(entries, start + FILL_CHUNK); k++) db.putSync(names[k], values[k]);
@@ -59,15 +72,23 @@ export async function hotSingle({ kind, cache, names, values, order, mixes, near
     // getBinaryFast's Buffer is reused by the next call: the fast path for
     // Buffers, as bench:core measures it.
     const lmdbRead = kind === 'buffer' ? (key) => db.getBinaryFast(key) : (key) => db.get(key);
-    const stores = { 'arenacache+near': near, arenacache: cache, 'lru-cache': lru, Map: map, lmdb: { get: lmdbRead } };
-    const check = (when) => {
+    const stores = {
+      'arenacache+near': near,
+      arenacache: cache,
+      'lru-cache': lru,
+      'lru-cache+clone': { get: (key) => structuredClone(lruClone.get(key)) },
+      Map: map,
+      lmdb: { get: lmdbRead },
+      redis,
+    };
+    const check = async (when) => {
       for (let k = 0; k < entries; k += Math.max(1, Math.floor(entries / 97))) {
         for (const [name, store] of Object.entries(stores)) {
-          if (store !== null && !same(store.get(names[k]), values[k])) throw new Error(`bench ${when}: ${name} did not return the value of ${names[k]}`);
+          if (store !== null && !same(await store.get(names[k]), values[k])) throw new Error(`bench ${when}: ${name} did not return the value of ${names[k]}`);
         }
       }
     };
-    check('setup');
+    await check('setup');
     // lru-cache and the Map start full: the near cache starts in its steady
     // state too. Two passes over the sequence: a key enters on its second miss.
     if (near !== null) {
@@ -119,6 +140,24 @@ export async function hotSingle({ kind, cache, names, values, order, mixes, near
       }
       cursor = i;
     };
+    const cloneGet = () => {
+      let i = cursor;
+      for (let n = 0; n < BATCH; n++) {
+        if (structuredClone(lruClone.get(names[order[i]])) !== undefined) found++;
+        if (++i === length) i = 0;
+      }
+      cursor = i;
+    };
+    const cloneMix = (sets) => () => {
+      let i = cursor;
+      for (let n = 0; n < BATCH; n++) {
+        const k = order[i];
+        if (sets[i] === 1) lruClone.set(names[k], structuredClone(values[k]));
+        else if (structuredClone(lruClone.get(names[k])) !== undefined) found++;
+        if (++i === length) i = 0;
+      }
+      cursor = i;
+    };
     const mapGet = () => {
       let i = cursor;
       for (let n = 0; n < BATCH; n++) {
@@ -160,22 +199,32 @@ export async function hotSingle({ kind, cache, names, values, order, mixes, near
       });
     };
 
+    // Redis's loops keep a cursor of their own (they are async); its hits count with the rest.
+    const redisCounter = { found: 0 };
+
     const tasks = [];
     for (const [m, getPercent] of mixes.entries()) {
-      const task = (contender, fn) => tasks.push({ name: `${getPercent}|${contender}`, mix: m, contender, fn });
-      if (getPercent === 100) {
+      const task = (contender, fn, ops = BATCH) => tasks.push({ name: `${getPercent}|${contender}`, mix: m, contender, fn, ops });
+      const sets = getPercent === 100 ? null : setMask(length, 100 - getPercent, seed + 1 + m);
+      if (sets === null) {
         if (near !== null) task('arenacache+near', sharedGet(near));
         task('arenacache', sharedGet(cache));
         task('lru-cache', lruGet);
+        task('lru-cache+clone', cloneGet);
         task('Map', mapGet);
         task('lmdb', lmdbGet);
       } else {
-        const sets = setMask(length, 100 - getPercent, seed + 1 + m);
         if (near !== null) task('arenacache+near', sharedMix(near, sets));
         task('arenacache', sharedMix(cache, sets));
         task('lru-cache', lruMix(sets));
+        task('lru-cache+clone', cloneMix(sets));
         task('Map', mapMix(sets));
         task('lmdb', lmdbMix(sets));
+      }
+      if (redis !== null) {
+        const { sequential, pipelined } = redis.tasks(order, sets, redisCounter);
+        task('redis', sequential, REDIS_PIPELINE);
+        task('redis pipelined', pipelined, REDIS_PIPELINE);
       }
     }
     const samples = Object.fromEntries(tasks.map((task) => [task.name, []]));
@@ -186,12 +235,12 @@ export async function hotSingle({ kind, cache, names, values, order, mixes, near
       await bench.run();
       for (const task of bench.tasks) {
         if (task.result.state !== 'completed') throw new Error(`bench task ${task.name} did not complete: ${task.result.state}`, { cause: task.result.error });
-        samples[task.name].push((BATCH * 1000) / task.result.period);
+        samples[task.name].push((tasks.find((t) => t.name === task.name).ops * 1000) / task.result.period);
       }
     }
-    if (found === 0) throw new Error('bench: no lookup found anything');
+    if (found === 0 || (redis !== null && redisCounter.found === 0)) throw new Error('bench: no lookup found anything');
     // Sets wrote each key's own value again, so every store still agrees.
-    check('end');
+    await check('end');
     return mixes.map((getPercent, m) => {
       const mine = tasks.filter((task) => task.mix === m);
       return {
@@ -202,6 +251,7 @@ export async function hotSingle({ kind, cache, names, values, order, mixes, near
     });
   } finally {
     near?.close();
+    await redis?.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }

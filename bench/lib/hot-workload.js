@@ -43,6 +43,16 @@ function asciiString(i, length) {
   return bytes.toString('latin1');
 }
 
+/**
+ * The bytes in a Buffer over an ArrayBuffer of their own: a small Buffer is
+ * otherwise a slice of Node's 8 KiB pool, which structuredClone copies
+ * whole (the lru+clone peer would copy 8 KiB for a 64 B value).
+ */
+function ownBuffer(bytes) {
+  const copy = new Uint8Array(bytes);
+  return Buffer.from(copy.buffer, 0, copy.length);
+}
+
 function sameBytes(a, b) {
   // lmdb's getBinaryFast answers a view whose length says less than its
   // backing (its reused buffer): compare the first `length` bytes only.
@@ -55,7 +65,7 @@ function sameBytes(a, b) {
  */
 export const KINDS = Object.freeze({
   object: { label: 'small object', bytes: 128, make: userObject, same: isDeepStrictEqual },
-  buffer: { label: '64 B Buffer', bytes: 64, make: (i) => makePayload(64, i + 1), same: sameBytes },
+  buffer: { label: '64 B Buffer', bytes: 64, make: (i) => ownBuffer(makePayload(64, i + 1)), same: sameBytes },
   string: { label: '4 KiB string', bytes: 4096, make: (i) => asciiString(i, 4096), same: (a, b) => a === b },
 });
 

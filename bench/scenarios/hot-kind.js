@@ -13,7 +13,7 @@ import { KINDS, nearOptions, zipfOrder } from '../lib/hot-workload.js';
 import { arenaBytesFor, makeKeys } from '../lib/keys.js';
 import { progressReporter } from '../lib/progress.js';
 
-const { kind, sections, keys, s, accesses, near, nearCache, mixes, timeMs, rounds, workerCounts, workerMs, seed } = JSON.parse(process.argv[2]);
+const { kind, sections, keys, s, accesses, near, nearCache, mixes, timeMs, rounds, workerCounts, workerMs, seed, redisPort } = JSON.parse(process.argv[2]);
 const { progress, done } = progressReporter();
 const label = KINDS[kind].label;
 
@@ -32,7 +32,7 @@ if (sections.includes('memory')) {
 }
 if (sections.includes('single')) {
   const order = zipfOrder({ keys, s, length: accesses, seed });
-  result.single = await hotSingle({ kind, cache, names, values, order, mixes, nearCache: near ? nearCache : 0, timeMs, rounds, seed, progress: (m) => progress(`${label}, one thread: ${m}`) });
+  result.single = await hotSingle({ kind, cache, names, values, order, mixes, nearCache: near ? nearCache : 0, redisPort, timeMs, rounds, seed, progress: (m) => progress(`${label}, one thread: ${m}`) });
 }
 // Sets of the worker threads overwrite values: this section comes last.
 if (sections.includes('threads')) {
