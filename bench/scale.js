@@ -108,8 +108,14 @@ function openRecovery(stats) {
   return { shardRepairs, lostEntries, checksumFailures, lockRecoveries, threadSlotRepairs };
 }
 
+/** One line of `key value` pairs; `at` (a clock time) is left out, fractions get two decimals. */
 function describeRecovery(recovery) {
-  return typeof recovery === 'object' && recovery !== null ? Object.entries(recovery).map(([key, value]) => `${key} ${typeof value === 'object' ? JSON.stringify(value) : value}`).join(', ') : String(recovery);
+  if (typeof recovery !== 'object' || recovery === null) return String(recovery);
+  const text = (value) => (typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(2) : typeof value === 'object' ? JSON.stringify(value) : value);
+  return Object.entries(recovery)
+    .filter(([key]) => key !== 'at')
+    .map(([key, value]) => `${key} ${text(value)}`)
+    .join(', ');
 }
 
 /** Starts a probe of the event loop: stop() answers the longest gap between ticks of a 5 ms interval, beyond the 5 ms. */
@@ -307,17 +313,19 @@ if (reopened.length > 0) {
   }
 }
 
-// A chart in the terminal: each bar's length is its share of the longest.
+// A chart in the terminal: each bar's length is its share of the longest
+// of its measure (the measures are milliseconds to seconds apart).
 const bars = [
   ...rows.map((row) => ({ what: 'verify()', entries: row.entries, ms: row.verifyMs })),
   ...reopened.map((row) => ({ what: 'open() after a clean close', entries: row.entries, ms: row.clean.openMs })),
   ...reopened.map((row) => ({ what: 'open() after SIGKILL of a writer', entries: row.entries, ms: row.killed.openMs })),
 ];
-const longest = Math.max(...bars.map((bar) => bar.ms));
-console.log('\nTimes by size');
+console.log('\nTimes by size (each measure scaled to its own longest)');
 for (const what of new Set(bars.map((bar) => bar.what))) {
   console.log(`  ${what}`);
-  for (const bar of bars.filter((b) => b.what === what)) {
+  const measure = bars.filter((b) => b.what === what);
+  const longest = Math.max(...measure.map((bar) => bar.ms));
+  for (const bar of measure) {
     console.log(`    ${formatRate(bar.entries).padStart(7)}  ${'█'.repeat(Math.max(1, Math.round((bar.ms / longest) * 50)))} ${ms(bar.ms)}`);
   }
 }
