@@ -11,6 +11,7 @@
 // FoundEntry the caller hands the call (record-stamp.js): the arena keeps
 // no "last lookup" for callers to read afterwards.
 
+import { constants } from 'node:buffer';
 import { codes } from '../../errors.js';
 import { allocateSharedMemory } from '../common/shared-memory.js';
 import { hashStart } from './hash.js';
@@ -70,6 +71,12 @@ import { recoverStructures, structureProblems } from './structures.js';
 const TEXT_SCRATCH_MAX = 64 * 1024;
 /** Strings up to this many bytes are copied word by word (cheaper than a native call). */
 const WORD_COPY_MAX = 128;
+/**
+ * The longest string V8 makes: an ASCII value (one character per byte) is
+ * never longer, so a longer length is a torn read, which latin1Slice would
+ * throw at rather than return for the sequence check to discard.
+ */
+const MAX_TEXT_BYTES = constants.MAX_STRING_LENGTH;
 /** Optimistic read attempts before a reader takes the lock. */
 const OPTIMISTIC_ATTEMPTS = 4;
 
@@ -414,7 +421,7 @@ export class Arena {
       // output by the bytes (see readUtf8): a torn read is a string of the
       // right length and wrong content, which the caller's sequence check
       // discards.
-      if ((flags & ASCII_TEXT) !== 0) return shard.bytes.latin1Slice(valueStart, valueStart + valueLength);
+      if ((flags & ASCII_TEXT) !== 0) return valueLength <= MAX_TEXT_BYTES ? shard.bytes.latin1Slice(valueStart, valueStart + valueLength) : TORN;
       return this.readUtf8(shard, valueStart, valueLength);
     }
     return this.copyOut(shard, valueStart, valueLength);
