@@ -29,14 +29,18 @@ function randomShares(random, { total, keyCount, parties, getShare }) {
 
 // Read-mostly mixes give the near cache entries to answer from; write-heavy
 // ones give it changes to miss. It keeps strings and objects (not Buffers).
+// 10 KiB of near cache holds about 20 of the 24 keys' strings and refuses
+// the longest (above 640 bytes an entry): evictions by bytes all along.
 const CASES = [
   { nearCache: 0, getShare: 0.45, form: 'buffer' },
   { nearCache: 1000, getShare: 0.45, form: 'string' },
   { nearCache: 1000, getShare: 0.9, form: 'object' },
+  { nearCache: 1000, nearCacheBytes: 10 * 1024, getShare: 0.9, form: 'string' },
 ];
 
-for (const { nearCache, getShare, form } of CASES) {
-  test(`operations split across 4 workers are linearizable per key (nearCache ${nearCache}, ${getShare * 100}% gets, ${form} values)`, async () => {
+for (const { nearCache, nearCacheBytes, getShare, form } of CASES) {
+  const bytes = nearCacheBytes === undefined ? '' : `, nearCacheBytes ${nearCacheBytes}`;
+  test(`operations split across 4 workers are linearizable per key (nearCache ${nearCache}${bytes}, ${getShare * 100}% gets, ${form} values)`, async () => {
     const seed = testSeed();
     const workers = 4;
     const shares = randomShares(seededRandom(seed), { total: STRESS ? 200_000 : 16_000, keyCount: 24, parties: workers, getShare });
@@ -46,7 +50,7 @@ for (const { nearCache, getShare, form } of CASES) {
     const threads = shares.map(
       (ops, writer) =>
         new Worker(new URL('./fixtures/history-worker.js', import.meta.url), {
-          workerData: { handle: cache.handle, ops, writer: writer + 1, clock, barrier, parties: workers, nearCache, form },
+          workerData: { handle: cache.handle, ops, writer: writer + 1, clock, barrier, parties: workers, nearCache, nearCacheBytes, form },
         }),
     );
     const histories = await Promise.all(threads.map(async (worker) => (await once(worker, 'message'))[0]));
@@ -59,18 +63,19 @@ for (const { nearCache, getShare, form } of CASES) {
   });
 }
 
-for (const { nearCache, getShare, form } of CASES) {
-  test(`operations split across 3 processes on a cache file are linearizable per key (nearCache ${nearCache}, ${getShare * 100}% gets, ${form} values)`, { skip: !nativeAvailable && 'needs the native addon' }, async (t) => {
+for (const { nearCache, nearCacheBytes, getShare, form } of CASES) {
+  const bytes = nearCacheBytes === undefined ? '' : `, nearCacheBytes ${nearCacheBytes}`;
+  test(`operations split across 3 processes on a cache file are linearizable per key (nearCache ${nearCache}${bytes}, ${getShare * 100}% gets, ${form} values)`, { skip: !nativeAvailable && 'needs the native addon' }, async (t) => {
     const seed = testSeed();
     const processes = 3;
     const shares = randomShares(seededRandom(seed), { total: STRESS ? 60_000 : 6_000, keyCount: 16, parties: processes, getShare });
     const path = arenaPath(t);
     const clockPath = arenaPath(t, 'clock');
     writeFileSync(clockPath, Buffer.alloc(4096), { mode: 0o600 });
-    const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, nearCache });
+    const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, nearCache, nearCacheBytes });
     t.after(() => cache.close());
     const children = shares.map((ops, writer) =>
-      fork(new URL('./fixtures/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache, form })], {
+      fork(new URL('./fixtures/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache, nearCacheBytes, form })], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         serialization: 'advanced',
       }),

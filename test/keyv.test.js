@@ -290,7 +290,7 @@ test('constructor and createKeyv arguments are checked', () => {
   defaulted.cache.close();
   assert.throws(() => new KeyvArenaCache({ memoryBytes: MiB, namespace: 'x' }), {
     name: 'TypeError',
-    message: 'options.namespace is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache',
+    message: 'options.namespace is not a known option; valid options are memoryBytes, max, policy, ttl, staleWhileRevalidate, ttlResolution, sweepIntervalMs, sweepChecks, fetchTimeoutMs, maxKeyBytes, shards, lockLeaseMs, lockWaitMs, codec, nearCache, nearCacheBytes',
   });
   const cache = newCache();
   const done = newCache();

@@ -189,7 +189,7 @@ export interface SharedCacheSettings {
   /** How values other than Buffers and strings are stored. Default: msgpackr ('msgpackr-shared'). */
   codec?: Codec<any> | undefined;
   /**
-   * Most bytes (estimated: stored length, key length and 128 per entry) this instance keeps as ready values
+   * Most bytes (estimated: stored length, key length and 200 per entry) this instance keeps as ready values
    * for get() of string keys, 0 (off) to 2^40. Default: the smaller of memoryBytes and 1/8 of the thread's
    * V8 heap limit.
    */

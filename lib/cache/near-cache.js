@@ -33,7 +33,7 @@
 // (options.nearCacheBytes). An entry's bytes are an estimate that costs
 // nothing to make: the value's stored length (for an object, its encoded
 // length, a proxy for the decoded object's heap), the key's length and a
-// fixed ENTRY_BYTES for the entry's own structures. A value that does not
+// fixed NEAR_ENTRY_BYTES for the entry's own structures. A value that does not
 // fit evicts entries by CLOCK until it does (each evicted entry was kept
 // once: amortized O(1) per keep); entries freed that way are reused first.
 //
@@ -59,13 +59,16 @@ const FREEZE_DEPTH = 64;
 export const NEAR_MAX_VALUE_SHARE = 16;
 /**
  * What an entry costs beyond its value's and key's lengths: its `indexes`
- * Map entry, its slots in `keys`, `values` and `sizes`, its 64-byte line of
- * `hot`, and the key's and value's object headers. An estimate: measured
- * per entry (npm run bench:hot, memory section), a small object kept near
- * took 293 bytes of heap for about 190 estimated, a 4 KiB string 4,300 for
- * about 4,240 (see docs/how-it-works.md#the-near-cache).
+ * Map entry, its slots in `keys`, `values` and `sizes` (which grow by
+ * doubling), its 64-byte line of `hot`, and the key's and value's object
+ * headers. Measured: a thread holding 75,748 4 KiB strings under 10-byte
+ * keys grew by 4,305 bytes of heap and ArrayBuffers per entry, about 200
+ * beyond the value and key. (Objects are estimated by their encoded
+ * length, below what the decoded object takes: 468 bytes per entry
+ * measured for small objects encoded in 60, against 270 estimated; see
+ * docs/shared-cache.md#the-near-cache.)
  */
-export const NEAR_ENTRY_BYTES = 128;
+export const NEAR_ENTRY_BYTES = 200;
 /** Doorkeeper bits per near-cache entry. */
 const DOORKEEPER_BITS_PER_ENTRY = 8;
 
