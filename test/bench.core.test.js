@@ -4,10 +4,14 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { assertBenchRejects, runBench } from './helpers/bench-run.js';
+import { FloorCache } from '../bench/lib/floor-cache.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
 test('the core benchmark runs end to end and reports every figure (tiny sizes; speed is not asserted)', () => {
   const { output, result } = runBench('core.js', { BENCH_ENTRIES: '500', BENCH_PAYLOADS: '64,1024', BENCH_WORKERS: '1,2', BENCH_TIME_MS: '20', BENCH_ROUNDS: '1', BENCH_WORKER_MS: '50', BENCH_MEMORY_MIB: '2' });
   assert.match(output, /Single thread/);
+  assert.match(output, /get\/floor/);
+  assert.match(output, /set\/floor/);
   assert.match(output, /Workers, 64 B/);
   assert.match(output, /Memory efficiency/);
   // One round: no range to show, and the output says so instead of a spread.
@@ -16,7 +20,7 @@ test('the core benchmark runs end to end and reports every figure (tiny sizes; s
   assert.equal(result.machine.cores > 0, true);
   assert.deepEqual(result.single.map((row) => row.payload), [64, 1024]);
   for (const row of result.single) {
-    for (const task of ['arenacache get', 'lru-cache get', 'Map get', 'lmdb getBinaryFast', 'arenacache set', 'lru-cache set', 'Map set', 'lmdb putSync (txn)']) {
+    for (const task of ['arenacache get', 'lru-cache get', 'Map get', 'lmdb getBinaryFast', 'floor get', 'arenacache set', 'lru-cache set', 'Map set', 'lmdb putSync (txn)', 'floor set']) {
       assert.ok(row[task] > 0, `${task} at ${row.payload} B`);
     }
   }
@@ -43,4 +47,30 @@ test('with several rounds, every core ratio shows its range and the run says how
   assert.ok(result.worstSpread >= 1);
   if (result.worstSpread > 1.25) assert.match(output, /^WARNING: this machine was too noisy/m);
   else assert.doesNotMatch(output, /WARNING/);
+});
+
+test('the floor cache of bench:core returns what was set, or nothing after it emptied a full shard', () => {
+  // A baseline that answered wrongly would make its figures meaningless.
+  const floor = new FloorCache({ memoryBytes: 8 * 2 ** 20, entries: 8000, shards: 4 });
+  const model = new Map();
+  const random = seededRandom(38);
+  for (let i = 0; i < 50_000; i++) {
+    const key = `key:${random.int(6000)}${random() < 0.05 ? 'é' : ''}`;
+    if (random() < 0.5) {
+      const value = Buffer.alloc(1 + random.int(300), i & 255);
+      floor.set(key, value);
+      model.set(key, value);
+    } else {
+      const got = floor.get(key);
+      if (got !== undefined) assert.deepEqual(got, model.get(key), key);
+    }
+  }
+  let found = 0;
+  for (const [key, value] of model) {
+    const got = floor.get(key);
+    if (got === undefined) continue;
+    found++;
+    assert.deepEqual(got, value, key);
+  }
+  assert.ok(found > 1000, `most keys are still held (${found} of ${model.size})`);
 });
