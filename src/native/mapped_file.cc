@@ -403,23 +403,28 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
 
 namespace {
 
-// Faults the pages of `mapping` in for reading, a slice at a time (small,
-// so that a release waits little for the registry), each
-// while the mapping is still registered and not released (under
-// registryMutex, so that a release cannot unmap it in the middle); stops at
-// the first slice it finds it gone, or at an error (a kernel without
-// MADV_POPULATE_READ).
+// Faults the pages of `mapping` in for reading, a slice at a time, while
+// the mapping is still registered and not released; stops at the first
+// slice it finds it gone, or at an error (a kernel without
+// MADV_POPULATE_READ). registryMutex is held only to look: this thread runs
+// at the lowest priority, and on a busy machine it could be descheduled
+// for a long time while holding it, stalling every retain and release. A
+// release may unmap the range during a slice: madvise then fails, or faults
+// in the zero pages of what replaced it, and only reads either way.
 void PopulateInBackground(Mapping* mapping) {
   constexpr size_t kSlice = size_t{4} << 20;
   // At the lowest priority: the threads using the cache come first.
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
   const uintptr_t address = reinterpret_cast<uintptr_t>(mapping->address);
   for (size_t done = 0;;) {
-    std::lock_guard<std::mutex> guard(registryMutex);
-    auto found = registry.find(address);
-    if (found == registry.end() || found->second != mapping || mapping->released || done >= mapping->length) return;
-    const size_t slice = std::min(kSlice, mapping->length - done);
-    if (madvise(static_cast<char*>(mapping->address) + done, slice, MADV_POPULATE_READ) != 0) return;
+    size_t slice = 0;
+    {
+      std::lock_guard<std::mutex> guard(registryMutex);
+      auto found = registry.find(address);
+      if (found == registry.end() || found->second != mapping || mapping->released || done >= mapping->length) return;
+      slice = std::min(kSlice, mapping->length - done);
+    }
+    if (madvise(reinterpret_cast<char*>(address) + done, slice, MADV_POPULATE_READ) != 0) return;
     done += slice;
   }
 }
@@ -534,7 +539,10 @@ Napi::Value MappedFile::ReleaseClean(const Napi::CallbackInfo& info) {
       !args.Integer(args.At(2, "mark"), 0, UINT32_MAX, &mark)) {
     return env.Undefined();
   }
-  if (offset % 4 != 0) return ThrowFsError(env, EINVAL, "mappingReleaseClean");
+  if (offset % 4 != 0) {
+    args.Fail(true, args.At(1, "offset"), "a multiple of 4");
+    return env.Undefined();
+  }
   const uintptr_t address = reinterpret_cast<uintptr_t>(data);
   EnvHolds* holds = HoldsOf(env);
   auto held = holds->counts.find(address);

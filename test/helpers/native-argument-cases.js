@@ -162,6 +162,7 @@ const EXPORTS = [
   { fn: 'fileClose', params: [fd('fd')] },
   { fn: 'mappingRetain', params: [uint8Array('view')] },
   { fn: 'mappingRelease', params: [uint8Array('view')] },
+  { fn: 'mappingReleaseClean', params: [uint8Array('view'), integer('offset', 0, SAFE_MAX, 0), integer('mark', 0, 2 ** 32 - 1, 0)] },
   { fn: 'mappingFlush', params: [uint8Array('view')] },
   { fn: 'mappingFaults', params: [] },
   { fn: 'mappingTruncated', params: [uint8Array('view')] },

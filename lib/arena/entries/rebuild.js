@@ -74,16 +74,13 @@ import { HAS_TTL, KEY_KIND_SHIFT, recordChecksumHolds, recordKeyStart, REWRITING
 import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from '../common/shard-meta.js';
 import { STAT } from '../common/thread-stats.js';
 import { liveRecordProblem, verifyShard } from './verify.js';
+import { PositionsByKey } from './record-sets.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP, restartedWriteCount } from './write-count.js';
 
-/**
- * The live records kept so far, by key: a Map from the key's hash to the
- * position of its newest record, or to an array of positions when keys of
- * different bytes share the hash (rare). Keyed by number, not by the key
- * as a string: a shard of 150,000 entries rebuilds several times faster
- * without a string and an object per record to collect.
- * @typedef {Map<number, number | number[]>} NewestRecords
- */
+/** Marks the record at `position` dead (a superseded copy keeps its other flags; a damaged record loses REWRITING). */
+function markDead(u32, position, damaged = false) {
+  u32[position >>> 2] = (u32[position >>> 2] & ~(damaged ? TYPE_MASK | REWRITING : TYPE_MASK)) | TYPE_DEAD;
+}
 
 /** Whether the records at positions `a` and `b` hold the same key (kind, length and bytes). */
 function sameKey(shard, a, b) {
@@ -102,39 +99,27 @@ function stampAt(shard, position) {
   return shard.f64[(position >>> 3) + STAMP_F64];
 }
 
-/** Marks the record at `position` dead (a superseded copy keeps its other flags; a damaged record loses REWRITING). */
-function markDead(u32, position, damaged = false) {
-  u32[position >>> 2] = (u32[position >>> 2] & ~(damaged ? TYPE_MASK | REWRITING : TYPE_MASK)) | TYPE_DEAD;
-}
-
 /**
- * Keeps the live record at `position` in `newest` if it is the newest of
- * its key so far, marking the older one of the two dead.
- * @param {NewestRecords} newest
+ * Keeps the live record at `position` in `newest` (the newest live record
+ * of each key so far, by key hash) if it is the newest of its key, marking
+ * the older one of the two dead.
+ * @param {PositionsByKey} newest
  */
 function keepNewest(shard, newest, position) {
   const u32 = shard.u32;
   const hash = u32[(position >>> 2) + 2];
-  const known = newest.get(hash);
-  if (known === undefined) {
-    newest.set(hash, position);
-    return;
-  }
-  const positions = typeof known === 'number' ? [known] : known;
-  for (let i = 0; i < positions.length; i++) {
-    const other = positions[i];
+  for (let slot = newest.first(hash); slot >= 0; slot = newest.next(hash, slot)) {
+    const other = newest.positionAt(slot);
     if (!sameKey(shard, other, position)) continue;
     if (stampAt(shard, position) > stampAt(shard, other)) {
       markDead(u32, other);
-      positions[i] = position;
-      newest.set(hash, positions.length === 1 ? position : positions);
+      newest.replace(slot, position);
     } else {
       markDead(u32, position);
     }
     return;
   }
-  positions.push(position);
-  newest.set(hash, positions);
+  newest.add(hash, position);
 }
 
 /**
@@ -143,7 +128,7 @@ function keepNewest(shard, newest, position) {
  * live records that are a write in flight or damaged, counted in
  * `dropped.count`. Returns the bytes walked, or -1 when the ring cannot be
  * walked.
- * @param {NewestRecords} newest
+ * @param {PositionsByKey} newest
  */
 function walkRing(shard, ring, newest, dropped) {
   if (ring.size === 0) return 0;
@@ -241,8 +226,7 @@ export function rebuildShard(shard) {
     shard.reset();
     return 0;
   }
-  /** @type {NewestRecords} */
-  const newest = new Map();
+  const newest = new PositionsByKey(meta[M_COUNT] > 0 ? Math.min(meta[M_COUNT], shard.slots) : 16);
   const dropped = { count: 0, cut: false };
   const countBefore = meta[M_COUNT];
   if (meta[M_MOVE_FROM] !== 0) {
@@ -252,11 +236,14 @@ export function rebuildShard(shard) {
   }
   const mainWalked = walkRing(shard, shard.main, newest, dropped);
   const smallWalked = mainWalked < 0 ? -1 : walkRing(shard, shard.small, newest, dropped);
-  const kept = [];
-  for (const found of newest.values()) {
-    if (typeof found === 'number') kept.push(found);
-    else for (const position of found) kept.push(position);
-  }
+  // In the order they lie in the rings: reading their headers then walks
+  // memory forward instead of jumping about it (a third of a rebuild's time).
+  const kept = new Int32Array(newest.size);
+  let keptCount = 0;
+  newest.forEach((position) => {
+    kept[keptCount++] = position;
+  });
+  kept.sort();
   if (smallWalked < 0 || kept.length >= shard.slots) return shard.resetLosingAll();
   shard.table.fill(0);
   shard.ghosts.fill(0);
@@ -303,7 +290,9 @@ export function rebuildShard(shard) {
   meta[M_AGING_CURSOR] = 0;
   shard.advanceAllGroups();
   shard.publishCount();
-  if (verifyShard(shard).length > 0) return shard.resetLosingAll();
+  // Every live record left was checked by the walk: what is left to check
+  // is what the rebuild itself wrote (slots, counts, rings).
+  if (verifyShard(shard, false).length > 0) return shard.resetLosingAll();
   // Records past a cut were not walked: the count from before tells how many went.
   return dropped.cut ? Math.max(dropped.count, countBefore - kept.length) : dropped.count;
 }

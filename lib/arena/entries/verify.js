@@ -5,6 +5,7 @@
 import { hashBytes } from './hash.js';
 import { ASCII_TEXT, CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD, VALUE_KIND_SHIFT, VALUE_UTF8 } from './record.js';
 import { TAG_MASK } from './policies.js';
+import { PositionSet, PositionsByKey } from './record-sets.js';
 import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from '../common/shard-meta.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
 
@@ -48,16 +49,28 @@ export function liveRecordProblem(shard, position, flags, size, stampLimit = sha
 }
 
 /**
+ * The position of a record already seen with write stamp `stamp`, or -1.
+ * `stamps` holds positions by the stamp's low 32 bits; the stamps
+ * themselves are read back from the records.
+ * @param {PositionsByKey} stamps
+ */
+function stampSeen(shard, stamps, stamp) {
+  for (let slot = stamps.first(stamp); slot >= 0; slot = stamps.next(stamp, slot)) {
+    const position = stamps.positionAt(slot);
+    if (Object.is(shard.f64[(position >>> 3) + STAMP_F64], stamp)) return position;
+  }
+  return -1;
+}
+
+/**
  * Walks one ring from tail to head; adds its live records' offsets to
- * `live` and their write stamps to `stamps` (stamp → offset), their key
- * and value bytes and how many have a ttl to `totals`, and returns the
- * problems found. (Numbers only, no object per record: a check of 150,000
- * records is several times faster without them to collect.)
- * @param {Set<number>} live
- * @param {Map<number, number>} stamps
+ * `live` and to `stamps` (by write stamp), their key and value bytes and
+ * how many have a ttl to `totals`, and returns the problems found.
+ * @param {PositionSet} live
+ * @param {PositionsByKey} stamps
  * @param {{ keyValueBytes: number, withTtl: number }} totals
  */
-function walkRing(shard, ring, live, stamps, totals) {
+function walkRing(shard, ring, live, stamps, totals, checkRecords) {
   const problems = [];
   const meta = shard.meta;
   const u32 = shard.u32;
@@ -96,11 +109,14 @@ function walkRing(shard, ring, live, stamps, totals) {
       return problems;
     }
     if (type === TYPE_LIVE) {
-      const problem = liveRecordProblem(shard, position, flags, size);
+      const problem = checkRecords ? liveRecordProblem(shard, position, flags, size) : null;
       if (problem !== null) problems.push(problem);
       const stamp = shard.f64[(position >>> 3) + STAMP_F64];
-      if (problem === null && stamps.has(stamp)) problems.push(`live records at ${stamps.get(stamp)} and ${position} have the same write stamp`);
-      stamps.set(stamp, position);
+      if (problem === null) {
+        const seen = stampSeen(shard, stamps, stamp);
+        if (seen >= 0) problems.push(`live records at ${seen} and ${position} have the same write stamp`);
+      }
+      stamps.add(stamp, position);
       live.add(position);
       totals.keyValueBytes += (flags >>> 16) + u32[(position >>> 2) + 1];
       if ((flags & HAS_TTL) !== 0) totals.withTtl++;
@@ -124,18 +140,19 @@ function walkRing(shard, ring, live, stamps, totals) {
 /**
  * Returns a list of problems found in `shard` (empty when it is consistent).
  * @param {import('./shard.js').Shard} shard
+ * @param {boolean} [checkRecords=true] false only for a caller that has
+ *   just checked every live record itself (a rebuild): then the rings,
+ *   slots and counts are checked, not each record's contents again
  */
-export function verifyShard(shard) {
-  /** @type {Set<number>} */
-  const live = new Set();
-  /** @type {Map<number, number>} */
-  const stamps = new Map();
+export function verifyShard(shard, checkRecords = true) {
+  const live = new PositionSet(shard.regionBytes);
+  const stamps = new PositionsByKey(shard.meta[M_COUNT] > 0 ? Math.min(shard.meta[M_COUNT], shard.slots) : 16);
   const totals = { keyValueBytes: 0, withTtl: 0 };
   // The count that stamps every record: a fraction or a value out of range
   // would be handed on to every record written after it (see write-count.js).
   const stamp = shard.meta64[M64_WRITE_STAMP];
   const stampProblems = isSoundWriteCount(stamp) ? [] : [`its write stamp is ${stamp}, not a whole number in [0, ${MAX_WRITE_STAMP}]`];
-  const problems = [...stampProblems, ...walkRing(shard, shard.main, live, stamps, totals), ...walkRing(shard, shard.small, live, stamps, totals)];
+  const problems = [...stampProblems, ...walkRing(shard, shard.main, live, stamps, totals, checkRecords), ...walkRing(shard, shard.small, live, stamps, totals, checkRecords)];
   if (problems.length > 0) return problems;
   const meta = shard.meta;
   const { keyValueBytes, withTtl } = totals;
