@@ -7,8 +7,9 @@
 //   - bytes per entry: memoryBytes / entries held (the arena is sized from
 //     the entry count), the record bytes stats() reports, and the RSS;
 //   - cache.verify() time;
-//   - SharedCache.open() of the file after a clean close, and again after a
-//     writer child process that had it open was killed (SIGKILL) mid-writes:
+//   - SharedCache.open() of the file after a clean close, again after a
+//     writer child process that had it open was killed (SIGKILL) mid-writes,
+//     and again after one was killed inside a shard's lock:
 //     the time open() takes, the longest event-loop block from just before
 //     it until BENCH_SCALE_SETTLE_MS after it (a 5 ms interval's longest
 //     gap), the first get after it, and how stats() says it recovered.
@@ -164,10 +165,11 @@ async function timedOpen(file, entries) {
  * open, so that the writer's open() is not the sole opener's (which would
  * cost as much as the one measured); closes `holder` once the writer is
  * writing, so that the writer is the file's only user when it is killed
- * (SIGKILL) mid-writes.
+ * (SIGKILL) mid-writes. In `mode` 'in-lock' the writer waits inside shard
+ * 0's lock instead: the kill then leaves that shard to rebuild.
  */
-async function killWriterMidWrites(file, entries, holder) {
-  const child = spawn(process.execPath, [writerFile, file, String(entries)], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function killWriterMidWrites(file, entries, holder, mode = 'writes') {
+  const child = spawn(process.execPath, [writerFile, file, String(entries), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanup.child = child;
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
@@ -249,8 +251,13 @@ async function measureSize(entries) {
       await killWriterMidWrites(file, entries, reopened);
       progress(`${label}: reopening after the kill`);
       const { cache: recovered, ...killed } = await timedOpen(file, entries);
-      recovered.close();
       row.killed = killed;
+      progress(`${label}: a writer killed inside a shard's lock`);
+      await killWriterMidWrites(file, entries, recovered, 'in-lock');
+      progress(`${label}: reopening after that kill`);
+      const { cache: rebuilt, ...inLock } = await timedOpen(file, entries);
+      rebuilt.close();
+      row.inLock = inLock;
       // After the kill, the entries the writer was overwriting may be lost
       // (the table shows how many are held); after a clean close, none.
       if (!row.clean.found || row.clean.entries !== entries) {
@@ -296,13 +303,14 @@ console.log(' CPU: the process CPU time it took, which a loaded machine stretche
 
 const reopened = rows.filter((row) => row.clean);
 if (reopened.length > 0) {
-  console.log(`\nSharedCache.open() of the file as its only user: after a clean close, and after SIGKILL of a writer child mid-writes`);
+  console.log(`\nSharedCache.open() of the file as its only user: after a clean close, after SIGKILL of a writer child mid-writes, and after SIGKILL of one inside a shard's lock`);
   console.log(`(longest event-loop block: from before open() until ${config.settleMs} ms after it; first get: one get right after open())`);
   printTable(
     reopened.flatMap((row) =>
       [
         ['clean close', row.clean],
         ['SIGKILL of a writer', row.killed],
+        ['SIGKILL inside a lock', row.inLock],
       ].map(([after, r]) => ({ entries: formatRate(row.entries), after, 'open()': ms(r.openMs), 'open() CPU': ms(r.openCpuMs), 'longest block': ms(r.blockMs), 'first get': ms(r.firstGetMs), 'entries held': r.entries, 'per entry': `${((r.openMs * 1000) / row.entries).toFixed(3)} µs` })),
     ),
   );
@@ -310,6 +318,7 @@ if (reopened.length > 0) {
   for (const row of reopened) {
     console.log(`  ${formatRate(row.entries)}, clean close: ${describeRecovery(row.clean.recovery)}`);
     console.log(`  ${formatRate(row.entries)}, SIGKILL of a writer: ${describeRecovery(row.killed.recovery)}`);
+    console.log(`  ${formatRate(row.entries)}, SIGKILL inside a lock: ${describeRecovery(row.inLock.recovery)}`);
   }
 }
 
@@ -319,6 +328,7 @@ const bars = [
   ...rows.map((row) => ({ what: 'verify()', entries: row.entries, ms: row.verifyMs })),
   ...reopened.map((row) => ({ what: 'open() after a clean close', entries: row.entries, ms: row.clean.openMs })),
   ...reopened.map((row) => ({ what: 'open() after SIGKILL of a writer', entries: row.entries, ms: row.killed.openMs })),
+  ...reopened.map((row) => ({ what: 'open() after SIGKILL inside a shard lock', entries: row.entries, ms: row.inLock.openMs })),
 ];
 console.log('\nTimes by size (each measure scaled to its own longest)');
 for (const what of new Set(bars.map((bar) => bar.what))) {
