@@ -5,12 +5,16 @@
 // file that may have been through a machine crash, or is a copy, or was
 // opened with verifyOnOpen, has every shard checked.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFileSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { headerFieldIndex, H32_CLEAN_MARK, SHARD_META_BYTES } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
+import { fileClose, fileLock, fileOpen, LOCK_EXCLUSIVE } from '../lib/native/mapped-file.js';
 import { SharedCache } from '../lib/index.js';
 import { arenaPath, forgetCleanClose, killProcess, startProcess } from './helpers/arena-files.js';
 import { checkValue, makeValue } from './helpers/checked-value.js';
@@ -18,6 +22,20 @@ import { MiB } from './helpers/units.js';
 
 const skip = !nativeAvailable && 'native addon unavailable';
 const SHARDS = 4;
+const LIB = new URL('../lib/index.js', import.meta.url).href;
+/** A worker that opens the file (waiting for its lock), writes, reports the mark it sees, and waits to be terminated. */
+const WAITING_OPENER = `
+  const { parentPort, workerData } = require('node:worker_threads');
+  const { readFileSync } = require('node:fs');
+  (async () => {
+    const { SharedCache } = await import(workerData.lib);
+    parentPort.postMessage({ opening: true });
+    const cache = SharedCache.open(workerData.path);
+    for (let i = 0; i < 200; i++) cache.set('w' + i + Math.random(), 'x'.repeat(100));
+    parentPort.postMessage({ markWhileWriting: readFileSync(workerData.path).readUInt32LE(${H32_CLEAN_MARK * 4}) });
+    setInterval(() => {}, 1000);
+  })();
+`;
 
 /** A file of `count` checked values over SHARDS shards, closed cleanly. */
 function filledFile(path, count = 2000) {
@@ -42,6 +60,19 @@ function assertSound(cache, count = 2000) {
   }
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
   return held;
+}
+
+/** Flips every bit of the byte at `at` of the file (a byte written over might already hold the value written). */
+function flipByte(path, at) {
+  const fd = openSync(path, 'r+');
+  try {
+    const byte = Buffer.alloc(1);
+    readSync(fd, byte, 0, 1, at);
+    byte[0] ^= 0xff;
+    writeSync(fd, byte, 0, 1, at);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Leaves shard `index`'s lock held in the closed file, as a writer killed inside it would. */
@@ -143,11 +174,7 @@ test('a file last opened under another boot (a machine crash) has every shard ch
   cache.close();
   forgetCleanClose(path);
   // And a record damaged, as a page written back in part leaves it.
-  const image = readFileSync(path);
-  const dataOffset = image.readDoubleLE(headerFieldIndex('dataOffset') * 8);
-  const fd = openSync(path, 'r+');
-  writeSync(fd, Buffer.from([0xff]), 0, 1, dataOffset + 40);
-  closeSync(fd);
+  flipByte(path, readFileSync(path).readDoubleLE(headerFieldIndex('dataOffset') * 8) + 40);
   const reopened = SharedCache.open(path);
   const { lastOpen } = reopened.stats();
   assert.equal(lastOpen.how, 'checked');
@@ -226,5 +253,57 @@ test('a clean mark in a file of an earlier layout version vouches for nothing', 
   const cache = SharedCache.open(path);
   assert.equal(cache.stats().lastOpen.how, 'checked');
   assert.equal(readFileSync(path).readUInt32LE(4), 5, 'marked with this version before anything else is written');
+  cache.close();
+});
+
+test('an opener that waited while the last user marked the file clean clears the mark before it writes', { skip }, async (t) => {
+  const path = arenaPath(t);
+  filledFile(path);
+  // What the last closer holds while it writes the file back and marks it
+  // (mappingReleaseClean): the arena's lock, exclusively, from its own descriptor.
+  const { fd } = fileOpen(path, 0, 'test');
+  assert.equal(fileLock(fd, LOCK_EXCLUSIVE, false), true);
+  const openers = [0, 1].map(() => new Worker(WAITING_OPENER, { eval: true, workerData: { lib: LIB, path } }));
+  t.after(() => Promise.all(openers.map((worker) => worker.terminate())));
+  await Promise.all(openers.map((worker) => once(worker, 'message')));
+  // Both call open() now: they try for the lock alone, fail, and wait for it shared.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  fileClose(fd);
+  const seen = await Promise.all(openers.map((worker) => once(worker, 'message').then(([message]) => message)));
+  // Each opener found the mark cleared by then (by the one that became sole, or by itself).
+  for (const { markWhileWriting } of seen) assert.equal(markWhileWriting, 0);
+  assert.equal(markOf(path), 0, 'no mark while they have it open');
+  await Promise.all(openers.map((worker) => worker.terminate()));
+  // Terminated without closing: the next open is a crash's, not a clean close's.
+  const cache = SharedCache.open(path);
+  assert.notEqual(cache.stats().lastOpen.how, 'clean');
+  cache.close();
+});
+
+test('a sole opener killed while it repaired a shard leaves its successor to check every shard', { skip }, async (t) => {
+  const path = arenaPath(t);
+  filledFile(path);
+  flipByte(path, readFileSync(path).readDoubleLE(headerFieldIndex('dataOffset') * 8) + 40);
+  // verifyOnOpen finds the damage; the process dies half-way through the repair.
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
+      const { Shard } = await import(${JSON.stringify(new URL('../lib/arena/entries/shard.js', import.meta.url).href)});
+      const { SharedCache } = await import(${JSON.stringify(LIB)});
+      Shard.prototype.recoverFromDamage = function () { this.table.fill(0); process.exit(9); };
+      SharedCache.open(${JSON.stringify(path)}, { verifyOnOpen: true });
+      `,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(child.status, 9, child.stderr);
+  const cache = SharedCache.open(path);
+  const { lastOpen } = cache.stats();
+  assert.equal(lastOpen.how, 'checked', 'the record vouched for nothing once the opener began');
+  assert.ok(lastOpen.shardsRepaired >= 1);
+  assert.ok(assertSound(cache) >= 1999);
   cache.close();
 });

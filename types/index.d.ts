@@ -236,7 +236,10 @@ export interface SharedCacheOpenSettings extends SharedCacheSettings, ArenaFileO
 export interface LastOpen {
   /** 'created': a new or reset file; 'clean': closed cleanly; 'crash': its processes died on this boot; 'checked': every shard checked. */
   how: 'created' | 'clean' | 'crash' | 'checked';
+  /** Shards checked inside open(). */
   shardsChecked: number;
+  /** Shards open() left to be checked at their first use (or by the sweeper) that still are. */
+  shardsPending: number;
   /** Shards rebuilt or reset: left locked by a writer that died, or failing the check. */
   shardsRepaired: number;
   entriesLost: number;

@@ -116,7 +116,7 @@ export class CacheInspector {
    */
   stats() {
     this.#check();
-    return cacheStats(this.#arena.header, this.#arena.stats(), null, lastOpen(this.#arena.buffer));
+    return cacheStats(this.#arena.header, this.#arena.stats(), null, lastOpen(this.#arena.buffer, this.#arena.pendingChecks()));
   }
 
   /**

@@ -6,7 +6,7 @@
 
 import { ArenaCacheError, codes } from '../errors.js';
 import { Arena } from '../arena/entries/arena.js';
-import { bootId, judgeRestart, recordOpen } from '../arena/entries/restart.js';
+import { bootId, clearCleanMark, judgeRestart, recordOpen, RESTART_CHECK_BUDGET_MS } from '../arena/entries/restart.js';
 import { MAGIC, planLayout, policyId } from '../arena/common/layout.js';
 import { openArenaFile } from '../arena/common/file.js';
 import { attachBuffer, checkArenaPath, mismatchError, releaseMappedArena } from '../arena/common/file-backing.js';
@@ -33,13 +33,18 @@ export const CACHE_ARENA = Object.freeze({
     return arena;
   },
   attach: (buffer, options) => Arena.attach(buffer, options),
+  // An opener that is not alone clears a mark the last closer left (see restart.js).
+  join: (arena, file) => clearCleanMark(arena.buffer, file),
   // What a restart must check, and the record of it, are restart.js's.
   recover(arena, { rebuildLocked, file, verifyOnOpen = false }) {
     const at = Date.now();
     const boot = bootId();
     const found = judgeRestart(arena.buffer, file, boot, arena.header.layoutVersion);
     const how = verifyOnOpen ? 'checked' : found;
-    const result = arena.recoverAfterRestart({ rebuildLocked, trustPages: how !== 'checked' });
+    // Asked for, every shard is checked inside open(); otherwise open()
+    // checks for RESTART_CHECK_BUDGET_MS and leaves the rest to each shard's first use.
+    const checkBudgetMs = verifyOnOpen ? Infinity : RESTART_CHECK_BUDGET_MS;
+    const result = arena.recoverAfterRestart({ rebuildLocked, trustPages: how !== 'checked', checkBudgetMs });
     abandonAllFlights(arena.buffer, arena.header);
     recordOpen(arena.buffer, { how, ...result, at, ms: performance.now() - file.startedAt }, file, boot);
     return result.repaired;

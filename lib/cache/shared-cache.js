@@ -710,7 +710,7 @@ export class SharedCache {
   /** Counters of every thread attached to this cache, summed, and its sizes. */
   stats() {
     if (this.#closed) throw closedError();
-    return cacheStats(this.#arena.header, this.#arena.stats(), this.#outbox, this.#mapped ? lastOpen(this.#arena.buffer) : null);
+    return cacheStats(this.#arena.header, this.#arena.stats(), this.#outbox, this.#mapped ? lastOpen(this.#arena.buffer, this.#arena.pendingChecks()) : null);
   }
 
   /**

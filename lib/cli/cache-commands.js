@@ -211,8 +211,9 @@ function statsText(file, stats) {
 }
 
 /** stats().lastOpen in one line: how the last recovering open found the file, and what it did. */
-function lastOpenText({ how, ms, at, shardsChecked, shardsRepaired, entriesLost }) {
-  return `${how} (${new Date(at).toISOString()}, ${ms.toFixed(1)} ms): ${shardsChecked} shards checked, ${shardsRepaired} repaired, ${entriesLost} entries lost`;
+function lastOpenText({ how, ms, at, shardsChecked, shardsPending, shardsRepaired, entriesLost }) {
+  const pending = shardsPending > 0 ? ` (${shardsPending} more left to check at first use)` : '';
+  return `${how} (${new Date(at).toISOString()}, ${ms.toFixed(1)} ms): ${shardsChecked} shards checked${pending}, ${shardsRepaired} repaired, ${entriesLost} entries lost`;
 }
 
 /** A value as keys --values prints it (see the command's help). */

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,7 +15,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -33,12 +33,17 @@ struct Mapping {
   int fd;
   int users;
   bool released;
+  // Its last user is marking it clean (ReleaseMarkingClean), outside the
+  // registry mutex: it takes no new users and is not populated meanwhile.
+  bool closing = false;
 };
 
 // Every live mapping of this process by its address (shared by all threads:
 // a buffer created in one worker is released or flushed from another).
-std::mutex registryMutex;
-std::unordered_map<uintptr_t, Mapping*> registry;
+// Never destroyed: the background populate thread (PopulateInBackground)
+// may still use them while the process exits.
+std::mutex& registryMutex = *new std::mutex();
+std::unordered_map<uintptr_t, Mapping*>& registry = *new std::unordered_map<uintptr_t, Mapping*>();
 
 // The users each thread (Node environment) holds, by mapping address: a
 // worker that exits or is terminated without closing its caches gives them
@@ -105,49 +110,72 @@ bool MemoryBacked(int fd) {
   return fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
 }
 
+// The arena's OFD lock on `fd` ([0, kLivenessBase)) set to `type` without
+// waiting; whether it was.
+bool SetArenaLock(int fd, short type) {
+  struct flock lock = {};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = kLivenessBase;
+  int result = 0;
+  while ((result = fcntl(fd, F_OFD_SETLK, &lock)) != 0 && errno == EINTR) {
+  }
+  return result == 0;
+}
+
 // For the last user of a mapping, before it is unmapped: if no other open
 // file description holds the arena's lock (no other process has the file
 // open, nor another open() of this one), stores the 32-bit `mark` at byte
 // `offset` of the mapping. A file on disk is written back first (msync and
 // fdatasync), and the mark's page after it, so a mark that reached the disk
 // vouches for every byte written before it. The exclusive lock taken here
-// keeps new openers out until the unmap closes the descriptor. Returns
-// whether the mark was stored. Called with registryMutex held.
-bool MarkClean(Mapping* mapping, size_t offset, uint32_t mark) {
-  struct flock lock = {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = 0;
-  lock.l_len = kLivenessBase;
-  int result = 0;
-  while ((result = fcntl(mapping->fd, F_OFD_SETLK, &lock)) != 0 && errno == EINTR) {
-  }
-  if (result != 0 || offset + sizeof(uint32_t) > mapping->length) return false;
-  const bool onDisk = !MemoryBacked(mapping->fd);
-  if (onDisk && (msync(mapping->address, mapping->length, MS_SYNC) != 0 || fdatasync(mapping->fd) != 0)) return false;
-  auto* word = reinterpret_cast<uint32_t*>(static_cast<char*>(mapping->address) + offset);
+// keeps new openers out until the unmap closes the descriptor (an opener
+// already waiting for a shared lock gets it then, and clears the mark: see
+// lib/arena/entries/restart.js). Returns whether the mark was stored.
+// Called without registryMutex: a write-back of a large file takes seconds.
+bool MarkClean(void* address, size_t length, int fd, size_t offset, uint32_t mark) {
+  if (!SetArenaLock(fd, F_WRLCK) || offset + sizeof(uint32_t) > length) return false;
+  const bool onDisk = !MemoryBacked(fd);
+  if (onDisk && (msync(address, length, MS_SYNC) != 0 || fdatasync(fd) != 0)) return false;
+  auto* word = reinterpret_cast<uint32_t*>(static_cast<char*>(address) + offset);
   __atomic_store_n(word, mark, __ATOMIC_SEQ_CST);
   if (!onDisk) return true;
   const size_t page = offset & ~static_cast<size_t>(sysconf(_SC_PAGESIZE) - 1);
-  return msync(static_cast<char*>(mapping->address) + page, sizeof(uint32_t) + offset - page, MS_SYNC) == 0 &&
-         fdatasync(mapping->fd) == 0;
+  return msync(static_cast<char*>(address) + page, sizeof(uint32_t) + offset - page, MS_SYNC) == 0 &&
+         fdatasync(fd) == 0;
 }
 
 // ReleaseUsers() for one user that, if it is the mapping's last, first
-// marks the file closed cleanly (MarkClean). Returns the users left (-1: no
-// such mapping) or, on failure, -errno - 2; `marked` says whether it marked.
+// marks the file closed cleanly (MarkClean), with the mapping set closing
+// meanwhile. Returns the users left (-1: no such mapping) or, on failure,
+// -errno - 2; `marked` says whether it marked.
 int ReleaseMarkingClean(uintptr_t address, size_t offset, uint32_t mark, bool* marked) {
-  std::lock_guard<std::mutex> guard(registryMutex);
   *marked = false;
-  auto found = registry.find(address);
-  if (found == registry.end() || found->second->released) return -1;
-  Mapping* mapping = found->second;
-  if (mapping->users > 1) return --mapping->users;
-  *marked = MarkClean(mapping, offset, mark);
+  Mapping* mapping = nullptr;
+  {
+    std::lock_guard<std::mutex> guard(registryMutex);
+    auto found = registry.find(address);
+    if (found == registry.end() || found->second->released || found->second->closing) return -1;
+    mapping = found->second;
+    if (mapping->users > 1) return --mapping->users;
+    mapping->closing = true;
+  }
+  // The caller's view keeps the buffer, and so the Mapping, alive.
+  *marked = MarkClean(mapping->address, mapping->length, mapping->fd, offset, mark);
+  std::lock_guard<std::mutex> guard(registryMutex);
+  mapping->closing = false;
   mapping->users = 0;
   const int error = UnmapFile(mapping);
   if (error != 0) {
     mapping->users = 1;
+    if (*marked) {
+      // Still mapped and in use: the mark would vouch for writes to come.
+      __atomic_store_n(reinterpret_cast<uint32_t*>(static_cast<char*>(mapping->address) + offset), 0u,
+                       __ATOMIC_SEQ_CST);
+      *marked = false;
+    }
+    SetArenaLock(mapping->fd, F_RDLCK);
     return -error - 2;
   }
   return 0;
@@ -403,30 +431,41 @@ Napi::Value MappedFile::Resize(const Napi::CallbackInfo& info) {
 
 namespace {
 
-// Faults the pages of `mapping` in for reading, a slice at a time, while
-// the mapping is still registered and not released; stops at the first
-// slice it finds it gone, or at an error (a kernel without
+// Faults the pages of the mapping at `address` in for reading, a slice at
+// a time, while it is still registered and not released or closing; stops
+// at the first slice it finds it gone, or at an error (a kernel without
 // MADV_POPULATE_READ). registryMutex is held only to look: this thread runs
 // at the lowest priority, and on a busy machine it could be descheduled
 // for a long time while holding it, stalling every retain and release. A
 // release may unmap the range during a slice: madvise then fails, or faults
 // in the zero pages of what replaced it, and only reads either way.
-void PopulateInBackground(Mapping* mapping) {
+void* PopulateInBackground(void* argument) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(argument);
   constexpr size_t kSlice = size_t{4} << 20;
   // At the lowest priority: the threads using the cache come first.
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
-  const uintptr_t address = reinterpret_cast<uintptr_t>(mapping->address);
   for (size_t done = 0;;) {
     size_t slice = 0;
     {
       std::lock_guard<std::mutex> guard(registryMutex);
       auto found = registry.find(address);
-      if (found == registry.end() || found->second != mapping || mapping->released || done >= mapping->length) return;
+      if (found == registry.end()) return nullptr;
+      const Mapping* mapping = found->second;
+      if (mapping->released || mapping->closing || done >= mapping->length) return nullptr;
       slice = std::min(kSlice, mapping->length - done);
     }
-    if (madvise(reinterpret_cast<char*>(address) + done, slice, MADV_POPULATE_READ) != 0) return;
+    if (madvise(reinterpret_cast<char*>(address) + done, slice, MADV_POPULATE_READ) != 0) return nullptr;
     done += slice;
   }
+}
+
+// Starts PopulateInBackground for the mapping at `address`, detached; a
+// thread that cannot be made (a pids limit) only leaves the pages to fault
+// in on first use.
+void StartPopulating(uintptr_t address) {
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, PopulateInBackground, reinterpret_cast<void*>(address)) == 0)
+    pthread_detach(thread);
 }
 
 // Maps `length` bytes of `fd` shared, with protection `prot`; the mapping
@@ -459,7 +498,7 @@ Napi::Value MapShared(const Napi::CallbackInfo& info, Arguments& args, int fd, s
     std::lock_guard<std::mutex> guard(registryMutex);
     registry[reinterpret_cast<uintptr_t>(address)] = mapping;
   }
-  if (populate == 1) std::thread(PopulateInBackground, mapping).detach();
+  if (populate == 1) StartPopulating(reinterpret_cast<uintptr_t>(address));
   HoldsOf(env)->counts[reinterpret_cast<uintptr_t>(address)]++;
   return NewExternalSharedArrayBuffer(env, address, length, DeleteMapping, mapping);
 }
@@ -505,7 +544,8 @@ Napi::Value MappedFile::Retain(const Napi::CallbackInfo& info) {
   {
     std::lock_guard<std::mutex> guard(registryMutex);
     auto found = registry.find(address);
-    if (found == registry.end() || found->second->released) return Napi::Boolean::New(env, false);
+    if (found == registry.end() || found->second->released || found->second->closing)
+      return Napi::Boolean::New(env, false);
     found->second->users++;
   }
   HoldsOf(env)->counts[address]++;

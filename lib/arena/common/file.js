@@ -270,9 +270,12 @@ function fileFacts(fd, startedAt) {
  * (see inspectArenaFile): `liveness` answers for claims (it holds none),
  * `users()` says whether processes have the file open (asked, not locked).
  * `file` describes the file to create and recover (see ArenaFileFacts).
+ * `join` (optional) runs for an opener that is not alone with the file,
+ * before it writes anything.
  * @typedef {{ magic: number, create(buffer: SharedArrayBuffer, plan: unknown, options: object, file: ArenaFileFacts): object,
  *   attach(buffer: SharedArrayBuffer, options: object): object,
  *   recover(arena: object, options: { rebuildLocked: boolean, file: ArenaFileFacts, [option: string]: unknown }): number,
+ *   join?(arena: object, file: ArenaFileFacts): void,
  *   inspect?(buffer: SharedArrayBuffer, options: { liveness: ThreadLiveness, users: () => boolean }): object }} ArenaKind
  */
 
@@ -306,12 +309,16 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind, recover
       const { content, first } = contentOf(fd, size, kind.magic);
       if (content === 'foreign' && first > 0) throw notArena(path, size, first, kind.magic);
     }
-    const sole = fileLock(fd, LOCK_EXCLUSIVE, false);
+    let sole = fileLock(fd, LOCK_EXCLUSIVE, false);
     if (!sole) {
       if (reset) {
         throw new ArenaCacheError(codes.ERR_ARENA_BUSY, `arena file ${path} cannot be reset while it is open elsewhere (in another process, or by another open() in this one)`);
       }
       lockShared(path, fd);
+      // Whoever held the file may have been its last user, closing it, or
+      // a sole opener that died recovering it: alone now, this opener
+      // recovers it itself.
+      sole = fileLock(fd, LOCK_EXCLUSIVE, false);
     }
     const size = fileStat(fd).size;
     // Under the lock, what the file holds cannot change under us (a file
@@ -352,6 +359,8 @@ export function openArenaFile(path, { plan, reset, mode, populate, kind, recover
       if (sole) {
         const file = fileFacts(fd, startedAt);
         recovered = kind.recover(arena, { rebuildLocked: file.memoryBacked, file, ...recovery });
+      } else {
+        kind.join?.(arena, fileFacts(fd, startedAt));
       }
     }
     if (sole) fileLock(fd, LOCK_SHARED, true);

@@ -36,8 +36,8 @@ import {
 import { Clock } from './clock.js';
 import { FoundEntry } from './record-stamp.js';
 import { Shard } from './shard.js';
-import { releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from '../common/shard-lock.js';
-import { M_COUNT, M_LIVE_BYTES } from '../common/shard-meta.js';
+import { countUnchecked, isUnchecked, leaveUnchecked, releaseAbandonedLock, sequenceAfter, sequenceBefore, ShardLock } from '../common/shard-lock.js';
+import { M_COUNT, M_LIVE_BYTES, M_SEQ } from '../common/shard-meta.js';
 import { ValuePool } from './value-pool.js';
 import { verifyShard } from './verify.js';
 import { claimThreadSlot, releaseThreadSlots, STAT, sumThreadSlots, threadSlotProblems } from '../common/thread-stats.js';
@@ -190,14 +190,15 @@ export class Arena {
    * record checksums every live record's): a machine crash can write back
    * some pages of a shard and not others, so a shard failing the check is
    * repaired the same way. See restart.js for when pages can be trusted.
-   * @param {{ rebuildLocked?: boolean, trustPages?: boolean }} [options]
+   * @param {{ rebuildLocked?: boolean, trustPages?: boolean, checkBudgetMs?: number }} [options]
    *   `rebuildLocked` true only where no machine crash can have come
    *   between (a file in memory, or pages trusted); `trustPages` skips the
-   *   check of shards not left locked
-   * @returns {{ repaired: number, lost: number, checked: number }} shards
-   *   repaired, entries they lost, shards checked
+   *   check of shards not left locked; past `checkBudgetMs` of checking,
+   *   the shards left are checked at their first use (see leaveUnchecked)
+   * @returns {{ repaired: number, lost: number, checked: number, pending: number }}
+   *   shards repaired, entries they lost, shards checked, shards left to check
    */
-  recoverAfterRestart({ rebuildLocked = false, trustPages = false } = {}) {
+  recoverAfterRestart({ rebuildLocked = false, trustPages = false, checkBudgetMs = Infinity } = {}) {
     // No process of an older arenacache has the file open now: mark it
     // with this version, which they refuse, before writing what they would misread.
     if (this.header.layoutVersion < LAYOUT_VERSION) {
@@ -205,8 +206,10 @@ export class Arena {
       this.header.layoutVersion = LAYOUT_VERSION;
     }
     const lostAtStart = this.counters[STAT.lostEntries];
+    const started = performance.now();
     let repaired = 0;
     let checked = 0;
+    let pending = 0;
     for (const shard of this.shards) {
       const lostBefore = this.counters[STAT.lostEntries];
       if (releaseAbandonedLock(shard, rebuildLocked || trustPages || shard.checksums)) {
@@ -219,6 +222,13 @@ export class Arena {
       // header page with the published counts: the meta line decides.
       shard.publishCount();
       if (trustPages) continue;
+      if (performance.now() - started > checkBudgetMs) {
+        // Checked at its first use, or by the sweeper (see leaveUnchecked):
+        // open() does not block the event loop for every shard of a large file.
+        leaveUnchecked(shard.meta);
+        pending++;
+        continue;
+      }
       checked++;
       if (verifyShard(shard).length > 0) {
         shard.recoverFromDamage();
@@ -232,7 +242,29 @@ export class Arena {
     sumThreadSlots(this.buffer, this.header, this.counters);
     recoverStructures(this.buffer, this.header);
     releaseSweeperLease(this.buffer);
-    return { repaired, lost: this.counters[STAT.lostEntries] - lostAtStart, checked };
+    return { repaired, lost: this.counters[STAT.lostEntries] - lostAtStart, checked, pending };
+  }
+
+  /**
+   * Checks the first shard a sole opener left to be checked (see
+   * leaveUnchecked), if one is left: the sweeper's share of that work, one
+   * shard per tick, so that every shard is checked in time even if nothing
+   * uses it. Returns whether there was one.
+   */
+  checkPendingShard() {
+    for (const shard of this.shards) {
+      const seq = Atomics.load(shard.meta, M_SEQ);
+      if ((seq & 1) !== 0 && isUnchecked(shard.meta, seq)) {
+        this.lock.checkUnchecked(shard, seq);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** How many shards are still left to be checked (see leaveUnchecked). */
+  pendingChecks() {
+    return countUnchecked(this.shards);
   }
 
   /**

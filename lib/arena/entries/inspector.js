@@ -27,7 +27,7 @@ import { Shard } from './shard.js';
 import { verifyShard } from './verify.js';
 import { readHeader, THREAD_SLOT_BYTES } from '../common/layout.js';
 import { OWNER_ALIVE, OWNER_DEAD, ownerState } from '../common/liveness.js';
-import { lockHolder, sequenceAfter, sequenceBefore } from '../common/shard-lock.js';
+import { countUnchecked, isUnchecked, lockHolder, sequenceAfter, sequenceBefore } from '../common/shard-lock.js';
 import { M_SEQ } from '../common/shard-meta.js';
 import { readThreadSlots, threadSlotProblems } from '../common/thread-stats.js';
 import { structureProblems } from './structures.js';
@@ -112,7 +112,8 @@ export class ArenaInspector {
     for (;;) {
       const seq = sequenceBefore(meta);
       let deadHolder = -1;
-      if ((seq & 1) !== 0) {
+      // A shard a restart left to be checked is not being written: read as it is.
+      if ((seq & 1) !== 0 && !isUnchecked(meta, seq)) {
         const holder = lockHolder(meta, seq, this.liveness);
         // Only once a holder is seen: asking costs a system call.
         if (holder.state === OWNER_DEAD || (holder.state !== OWNER_ALIVE && !this.users())) {
@@ -142,6 +143,11 @@ export class ArenaInspector {
       }
       if (performance.now() > deadline) return { deadHolder: -1, unchecked: why };
     }
+  }
+
+  /** How many shards a restart left to be checked still are (see leaveUnchecked). */
+  pendingChecks() {
+    return countUnchecked(this.shards);
   }
 
   /** Polls the sequence word (never its futex: a waiter would have to count itself in the file) while it stays `seq`. */

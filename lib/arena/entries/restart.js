@@ -46,6 +46,14 @@ import {
   RESTART_RECORD_VERSION,
 } from '../common/layout.js';
 
+/**
+ * How long a sole opener that cannot trust the pages checks shards inside
+ * open() before it leaves the rest to their first use (see leaveUnchecked
+ * in shard-lock.js): half the 100 ms a service's event loop can spare, and
+ * about 140,000 entries of checking (0.35 µs each).
+ */
+export const RESTART_CHECK_BUDGET_MS = 50;
+
 /** How an open found the file, by the code stored in the header. */
 const HOW = Object.freeze(['', 'created', 'clean', 'crash', 'checked']);
 const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
@@ -86,17 +94,36 @@ export function judgeRestart(buffer, file, boot, layoutVersion) {
   // record: whatever these words hold vouches for nothing.
   const recorded = layoutVersion >= RESTART_RECORD_VERSION;
   const marked = recorded && h32[H32_CLEAN_MARK] >>> 0 === CLEAN_MARK_WORD;
-  if (h32[H32_CLEAN_MARK] !== 0) {
-    h32[H32_CLEAN_MARK] = 0;
-    // Written through the mapping, which shares the page cache with the
-    // descriptor: fdatasync writes the cleared mark back before any write
-    // of this open can reach the disk.
-    if (!file.memoryBacked) fdatasyncSync(file.fd);
-  }
-  if (marked) return 'clean';
+  clearCleanMark(buffer, file);
   const sameFile = h64[H64_OPENED_DEV] === file.dev && h64[H64_OPENED_INO] === file.ino;
-  const sameBoot = boot !== null && sameBytes(new Uint8Array(buffer, H8_OPENED_BOOT, BOOT_ID_BYTES), boot);
+  const bootBytes = new Uint8Array(buffer, H8_OPENED_BOOT, BOOT_ID_BYTES);
+  const sameBoot = boot !== null && sameBytes(bootBytes, boot);
+  // Until recordOpen() writes it again, the record vouches for no boot: an
+  // opener killed mid-recovery (a shard half repaired, unlocked) leaves
+  // its successor to check every shard. No write-back is needed: only a
+  // machine crash could bring the old record back, and that changes the boot.
+  bootBytes.fill(0);
+  if (marked) return 'clean';
   return recorded && sameFile && sameBoot ? 'crash' : 'checked';
+}
+
+/**
+ * Clears a clean mark, durably for a file on disk, before this opener
+ * writes anything: for the sole opener (judgeRestart), and for an opener
+ * that is not alone with the file (a process that waited while the last
+ * one closed and marked it, then found others there too), since any
+ * writer makes the mark untrue.
+ * @param {SharedArrayBuffer} buffer
+ * @param {{ fd: number, memoryBacked: boolean }} file
+ */
+export function clearCleanMark(buffer, file) {
+  const h32 = new Int32Array(buffer, 0, HEADER_BYTES / 4);
+  if (h32[H32_CLEAN_MARK] === 0) return;
+  h32[H32_CLEAN_MARK] = 0;
+  // Written through the mapping, which shares the page cache with the
+  // descriptor: fdatasync writes the cleared mark back before any write of
+  // this open can reach the disk.
+  if (!file.memoryBacked) fdatasyncSync(file.fd);
 }
 
 /**
@@ -125,11 +152,13 @@ export function recordOpen(buffer, report, file, boot) {
 /**
  * How the last open that created or recovered the arena went (see
  * stats().lastOpen), or null when none recorded it (an arena in memory, or
- * a file from before the record).
+ * a file from before the record). `shardsPending`: the shards it left to
+ * be checked that still are.
  * @param {SharedArrayBuffer} buffer
- * @returns {{ how: string, at: number, ms: number, shardsChecked: number, shardsRepaired: number, entriesLost: number } | null}
+ * @param {number} shardsPending
+ * @returns {{ how: string, at: number, ms: number, shardsChecked: number, shardsPending: number, shardsRepaired: number, entriesLost: number } | null}
  */
-export function lastOpen(buffer) {
+export function lastOpen(buffer, shardsPending) {
   const h32 = new Int32Array(buffer, 0, HEADER_BYTES / 4);
   const h64 = new Float64Array(buffer, 0, HEADER_BYTES / 8);
   const how = HOW[h32[H32_LAST_OPEN]];
@@ -139,6 +168,7 @@ export function lastOpen(buffer) {
     at: h64[H64_LAST_OPEN_AT],
     ms: h64[H64_LAST_OPEN_MS],
     shardsChecked: h32[H32_LAST_OPEN_CHECKED],
+    shardsPending,
     shardsRepaired: h32[H32_LAST_OPEN_REPAIRED],
     entriesLost: h32[H32_LAST_OPEN_LOST],
   };

@@ -49,6 +49,7 @@ import { createPolicy, FREQUENCY_MASK, TAG_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
 import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from '../common/shard-meta.js';
 import { rebuildShard } from './rebuild.js';
+import { verifyShard } from './verify.js';
 import { hashStart } from './hash.js';
 import { STAT } from '../common/thread-stats.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP, restartedWriteCount } from './write-count.js';
@@ -619,6 +620,18 @@ export class Shard {
    */
   recoverFromDamage() {
     this.recoverFromDeadHolder(this.checksums);
+  }
+
+  /**
+   * The check a sole opener left for the shard's first use (see
+   * leaveUnchecked in shard-lock.js), with its lock held: verify(), and a
+   * shard that fails it repaired as at the opening (recoverFromDamage).
+   * Returns whether it was repaired.
+   */
+  checkAfterRestart() {
+    if (verifyShard(this).length === 0) return false;
+    this.recoverFromDamage();
+    return true;
   }
 
   /** Drops every entry of a shard found damaged, counting them as lost. */

@@ -69,7 +69,10 @@ export class Sweeper {
 
   /** One timer tick: sweep a slice if this thread is the sweeper. Returns entries removed. */
   tick(checks) {
-    return this.holdLease(Date.now()) ? this.sweep(checks) : 0;
+    if (!this.holdLease(Date.now())) return 0;
+    // A shard a restart left to be checked, one per tick (see leaveUnchecked).
+    this.arena.checkPendingShard();
+    return this.sweep(checks);
   }
 
   /**
