@@ -21,7 +21,7 @@
 //
 // Environment: BENCH_KEYS (100000), BENCH_ZIPF (0.99), BENCH_ACCESSES
 // (length of the precomputed access sequence, 1048576), BENCH_NEAR (near
-// cache entries, BENCH_KEYS: as many as lru-cache holds), BENCH_KINDS (object,buffer,string), BENCH_MIXES
+// cache entries; unset: the near cache's default options), BENCH_KINDS (object,buffer,string), BENCH_MIXES
 // (percent of gets, 100,90; 0 is all sets), BENCH_TIME_MS per task and round
 // (300), BENCH_ROUNDS (3), BENCH_WORKERS (1,2), BENCH_WORKER_MS (1000),
 // BENCH_QUICK=1 (10000 keys, 131072 accesses, 100 ms, one
@@ -45,8 +45,9 @@ const config = {
   keys,
   s: positiveNumber('BENCH_ZIPF', 0.99),
   accesses: positiveInt('BENCH_ACCESSES', quick ? 2 ** 17 : 2 ** 20),
-  // As many entries as lru-cache holds: both keep every value they read.
-  nearCache: positiveInt('BENCH_NEAR', keys),
+  // The near cache as a user gets it (null: the default options), or with
+  // BENCH_NEAR entries; lru-cache holds every key either way.
+  nearCache: process.env.BENCH_NEAR === undefined ? null : positiveInt('BENCH_NEAR', keys),
   kinds: nameList('BENCH_KINDS', Object.keys(KINDS), Object.keys(KINDS)),
   mixes: percentList('BENCH_MIXES', [100, 90]),
   timeMs: positiveInt('BENCH_TIME_MS', quick ? 100 : 300),
@@ -103,7 +104,11 @@ console.log(`arenacache hot-path benchmark — ${machine.cpu}, ${machine.cores} 
 console.log(`Zipf s=${config.s} over ${config.keys} string keys, a seeded sequence of ${config.accesses} accesses; every store holds every key`);
 console.log(`${config.rounds} round(s) of ${config.timeMs} ms per task (median shown); ratios are arenacache / peer, from the same run`);
 if (near.supported) {
-  console.log(`near cache: nearCache ${config.nearCache} entries per SharedCache instance (arena+near: an instance attached with it; arena: nearCache 0)`);
+  console.log(
+    config.nearCache === null
+      ? 'near cache: the default options per SharedCache instance (arena+near: an instance attached without near-cache options; arena: nearCache 0)'
+      : `near cache: nearCache ${config.nearCache} entries per SharedCache instance (arena+near: an instance attached with it; arena: nearCache 0)`,
+  );
 } else {
   console.log(`near cache: not supported by this SharedCache (${near.reason}); its rows are skipped`);
 }
@@ -183,7 +188,12 @@ if (memory.length > 0) {
   printTable(
     memory.map((row) => ({
       value: labelOf(row.kind),
-      store: row.store === 'arenacache' ? 'arenacache, nearCache 0' : row.store === 'arenacache+near' ? `arenacache, nearCache ${config.nearCache}` : `lru-cache, max ${config.nearCache}`,
+      store:
+        row.store === 'arenacache'
+          ? 'arenacache, nearCache 0'
+          : row.store === 'arenacache+near'
+            ? `arenacache, ${config.nearCache === null ? 'default near cache' : `nearCache ${config.nearCache}`}`
+            : `lru-cache, max ${config.nearCache ?? config.keys}`,
       // What a near cache holds is not counted: at most its size, of the keys read.
       entries: row.store === 'arenacache+near' ? `≤ ${row.entries}` : row.entries,
       'heap Δ MiB': mib(row.heapDelta),

@@ -21,9 +21,11 @@ async function measure(workerData) {
  * @param {boolean} options.supported whether SharedCache takes nearCache (without it, the "near" row is skipped)
  * @returns {Promise<object[]>} one row per mode: heap, ArrayBuffer and RSS deltas, entries held
  */
-export async function nearMemory({ handle, supported, nearCache, keys, s, accesses, seed, progress }) {
+export async function nearMemory({ handle, supported, nearAttach, keys, s, accesses, seed, progress }) {
+  // lru-cache holds as many entries as the near cache may: BENCH_NEAR's, or every key beside the default's.
+  const nearCache = nearAttach?.nearCache ?? keys;
   const modes = [
-    ...(supported ? [{ mode: 'near', store: 'arenacache+near', attachOptions: { nearCache } }] : []),
+    ...(supported ? [{ mode: 'near', store: 'arenacache+near', attachOptions: nearAttach }] : []),
     { mode: 'lru', store: 'lru-cache', attachOptions: nearOptions(supported, 0) },
     { mode: 'off', store: 'arenacache', attachOptions: nearOptions(supported, 0) },
   ];
@@ -31,7 +33,7 @@ export async function nearMemory({ handle, supported, nearCache, keys, s, access
   for (const { mode, store, attachOptions } of modes) {
     progress?.(store);
     const result = await measure({ mode, handle, attachOptions, nearCache, keys, s, accesses, seed });
-    // The near cache keeps at most nearCache entries of the keys read.
+    // The near cache keeps at most its entry limit of the keys read (the default's is past any key count here).
     const entries = mode === 'lru' ? result.lruEntries : mode === 'near' ? Math.min(nearCache, result.distinct) : 0;
     rows.push({ store, entries, distinctKeysRead: result.distinct, heapDelta: result.heapDelta, arrayBuffersDelta: result.arrayBuffersDelta, rssDelta: result.rssDelta });
   }

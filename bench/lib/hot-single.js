@@ -37,15 +37,15 @@ const FILL_CHUNK = 10_000;
 /**
  * @param {object} options
  * @param {SharedCache} options.cache the shared cache holding every key (near cache off)
- * @param {number} options.nearCache entries of the near cache; 0 skips the near-cache contender
+ * @param {object | null} options.nearAttach the near-cache contender's attach options; null skips it
  * @param {number[]} options.mixes percentages of gets, one run each
  * @param {number | null} options.redisPort the loopback port of the run's redis-server; null skips the Redis contenders
  * @returns {Promise<object[]>} one row per mix: median ops/s per contender and every round's
  */
-export async function hotSingle({ kind, cache, names, values, order, mixes, nearCache, redisPort, timeMs, rounds, seed, progress }) {
+export async function hotSingle({ kind, cache, names, values, order, mixes, nearAttach, redisPort, timeMs, rounds, seed, progress }) {
   const { same } = KINDS[kind];
   const entries = names.length;
-  const near = nearCache > 0 ? SharedCache.attach(cache.handle, { nearCache }) : null;
+  const near = nearAttach !== null ? SharedCache.attach(cache.handle, nearAttach) : null;
   const lru = new LRUCache({ max: entries });
   // What a user who must not share mutable objects between callers does:
   // a copy in at set, a copy out at get.

@@ -22,21 +22,23 @@ const names = makeKeys(keys);
 const values = Array.from({ length: keys }, (_, i) => KINDS[kind].make(i));
 // The entry bound of the lru-cache peer, and memory for every entry twice
 // over: nothing may be evicted (checked below).
+// The near cache's attach options: the defaults (nearCache null), or that many entries.
+const nearAttach = nearCache === null ? {} : { nearCache };
 const cache = new SharedCache({ memoryBytes: arenaBytesFor(keys, KINDS[kind].bytes), max: keys, ...nearOptions(near, 0) });
 for (let k = 0; k < keys; k++) cache.set(names[k], values[k]);
 globalThis.gc?.();
 
 const result = { kind };
 if (sections.includes('memory')) {
-  result.memory = await nearMemory({ handle: cache.handle, supported: near, nearCache, keys, s, accesses, seed, progress: (m) => progress(`${label}, near-cache memory: ${m}`) });
+  result.memory = await nearMemory({ handle: cache.handle, supported: near, nearAttach, keys, s, accesses, seed, progress: (m) => progress(`${label}, near-cache memory: ${m}`) });
 }
 if (sections.includes('single')) {
   const order = zipfOrder({ keys, s, length: accesses, seed });
-  result.single = await hotSingle({ kind, cache, names, values, order, mixes, nearCache: near ? nearCache : 0, redisPort, timeMs, rounds, seed, progress: (m) => progress(`${label}, one thread: ${m}`) });
+  result.single = await hotSingle({ kind, cache, names, values, order, mixes, nearAttach: near ? nearAttach : null, redisPort, timeMs, rounds, seed, progress: (m) => progress(`${label}, one thread: ${m}`) });
 }
 // Sets of the worker threads overwrite values: this section comes last.
 if (sections.includes('threads')) {
-  const setups = [...(near ? [{ store: 'arenacache+near', attachOptions: { nearCache } }] : []), { store: 'arenacache', attachOptions: nearOptions(near, 0) }];
+  const setups = [...(near ? [{ store: 'arenacache+near', attachOptions: nearAttach }] : []), { store: 'arenacache', attachOptions: nearOptions(near, 0) }];
   result.threads = await hotThreads({ handle: cache.handle, setups, keys, s, accesses, payload: 64, workerCounts, durationMs: workerMs, rounds, progress: (m) => progress(`${label}, worker threads: ${m}`) });
 }
 done();
