@@ -175,6 +175,6 @@ test(`${KILLS} writers killed with SIGKILL mid-write: survivors never read a tor
   }
   assert.deepEqual(cache.verify(), { ok: true, problems: [] });
   const stats = cache.stats();
-  t.diagnostic(`lockRecoveries ${stats.lockRecoveries}, shardRepairs ${stats.shardRepairs}, slowest ops ${reports.map((r) => r.counts.slowestMs.toFixed(1)).join('/')} ms`);
+  t.diagnostic(`lockRecoveries ${stats.lockRecoveries}, shardRepairs ${stats.shardRepairs}, slowest ops ${reports.map((r) => r.counts.slowestMs.toFixed(1)).join('/')} ms, writes refused as busy ${reports.map((r) => r.counts.busy).join('/')}`);
   assert.ok(stats.lockRecoveries > 0, 'some kills landed inside a critical section');
 });
