@@ -64,6 +64,8 @@ test('a thread that shares the last counter slot and stalls holding a lock is a 
     for (const claimId of held) livenessRelease(buffer, claimId);
   });
   const worker = holdInWorker(cache.handle, 'k', 1200);
+  // Listened for before its last message: see file.truncated.test.js.
+  const exited = once(worker, 'exit');
   const [first] = await once(worker, 'message');
   assert.equal(first.holding, true);
   const started = performance.now();
@@ -71,7 +73,7 @@ test('a thread that shares the last counter slot and stalls holding a lock is a 
   const waited = performance.now() - started;
   assert.ok(waited >= 800, `waited ${Math.round(waited)} ms: the lock was taken from a live holder after the 200 ms lease`);
   await once(worker, 'message');
-  await once(worker, 'exit');
+  await exited;
   const after = cache.stats();
   assert.equal(after.lockRecoveries, 0);
   assert.equal(after.shardRepairs, 0);

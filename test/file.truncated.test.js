@@ -76,13 +76,17 @@ test('a worker attached to the truncated mapping refuses writes too', { skip }, 
      });`,
     { eval: true, workerData: { url: new URL('../lib/index.js', import.meta.url).href, handle: cache.handle } },
   );
+  // Listened for from the start: a worker that posts and exits before this
+  // thread reads its port has its messages delivered and 'exit' emitted in
+  // one step (Node drains the port on exit), before a later once() listens.
+  const exited = once(worker, 'exit');
   assert.equal((await once(worker, 'message'))[0], 'attached');
   truncateSync(path, 64 * 1024);
   worker.postMessage('go');
   const [seen] = await once(worker, 'message');
   assert.deepEqual(seen, ['ERR_ARENA_TRUNCATED']);
   assert.throws(() => cache.set('key:2', 'from the main thread'), isTruncatedError);
-  await once(worker, 'exit');
+  await exited;
 });
 
 test('a block store whose file is truncated under it reads gaps, refuses writes, and the process lives', { skip }, (t) => {

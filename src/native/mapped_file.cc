@@ -110,14 +110,20 @@ bool MemoryBacked(int fd) {
   return fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
 }
 
-// The arena's OFD lock on `fd` ([0, kLivenessBase)) set to `type` without
-// waiting; whether it was.
-bool SetArenaLock(int fd, short type) {
+// The arena's range of its file for an OFD lock of `type`: [0,
+// kLivenessBase), the arena however long, not the liveness bytes past it.
+struct flock ArenaRange(short type) {
   struct flock lock = {};
   lock.l_type = type;
   lock.l_whence = SEEK_SET;
   lock.l_start = 0;
   lock.l_len = kLivenessBase;
+  return lock;
+}
+
+// The arena's OFD lock on `fd` set to `type` without waiting; whether it was.
+bool SetArenaLock(int fd, short type) {
+  struct flock lock = ArenaRange(type);
   int result = 0;
   while ((result = fcntl(fd, F_OFD_SETLK, &lock)) != 0 && errno == EINTR) {
   }
@@ -368,11 +374,7 @@ Napi::Value MappedFile::Lock(const Napi::CallbackInfo& info) {
       !args.Boolean(args.At(2, "wait"), &wait)) {
     return env.Undefined();
   }
-  struct flock lock = {};
-  lock.l_type = kind == 0 ? F_UNLCK : kind == 1 ? F_RDLCK : F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = 0;
-  lock.l_len = kLivenessBase;  // the arena, however long; not the liveness bytes
+  struct flock lock = ArenaRange(kind == 0 ? F_UNLCK : kind == 1 ? F_RDLCK : F_WRLCK);
   for (;;) {
     if (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0) return Napi::Boolean::New(env, true);
     if (errno == EINTR) continue;
@@ -389,11 +391,7 @@ namespace {
 // F_OFD_GETLK describes one that is held, and an exclusive one is the only
 // one while it is held.
 int LockHolderOf(int fd) {
-  struct flock lock = {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = 0;
-  lock.l_len = kLivenessBase;
+  struct flock lock = ArenaRange(F_WRLCK);
   int result = 0;
   while ((result = fcntl(fd, F_OFD_GETLK, &lock)) != 0 && errno == EINTR) {
   }

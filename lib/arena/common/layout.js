@@ -111,6 +111,19 @@ const TARGET_REGION_BYTES = 4 * MIB;
 const AUTO_MAX_SHARDS = 64;
 /** With `max`, automatic sharding keeps at least this many entries per shard (policy quality). */
 const MIN_ENTRIES_PER_SHARD = 128;
+/**
+ * A large cache gets more shards than AUTO_MAX_SHARDS, up to
+ * AUTO_MAX_SHARDS_LARGE, to keep its expected entries per shard (`max`, else
+ * one per ASSUMED_ENTRY_BYTES) at most this many: a writer killed inside a
+ * shard's lock costs the next opener that shard's rebuild, about 0.4 µs an
+ * entry warm and twice that in a fresh process (docs/shared-cache.md,
+ * Restarts). More, smaller shards cost sets nothing measurable at 10 million
+ * entries with 128 shards; at 256 shards, sets of a cache of 3 million
+ * entries took 10% longer (more shard lines and slot-group counts to keep
+ * in the CPU cache), so the bound is no tighter than a restart needs.
+ */
+const RESTART_ENTRIES_PER_SHARD = 131072;
+const AUTO_MAX_SHARDS_LARGE = 1024;
 
 // Header fields: four u32 words, then float64 fields from byte 16 in this
 // order (float64 index 2 onwards), then the codec name. One list serves
@@ -253,6 +266,10 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes, policy }) {
     // With `max`, enough entries per shard keep each shard's policy close to
     // a global one.
     if (max > 0) shardCount = Math.max(1, Math.min(shardCount, pow2Floor(max / MIN_ENTRIES_PER_SHARD)));
+    const expectedEntries = max > 0 ? max : memoryBytes / ASSUMED_ENTRY_BYTES;
+    while (expectedEntries / shardCount > RESTART_ENTRIES_PER_SHARD && shardCount < AUTO_MAX_SHARDS_LARGE && memoryBytes / (2 * shardCount) >= TARGET_REGION_BYTES) {
+      shardCount *= 2;
+    }
     while (memoryBytes / shardCount > MAX_REGION_BYTES) shardCount *= 2;
   } else if (max > 0 && max < shardCount) {
     throw new RangeError(`options.max (${max}) must be at least options.shards (${shardCount}): each shard holds max / shards entries`);

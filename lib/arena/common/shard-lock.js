@@ -83,10 +83,21 @@ export function leaveUnchecked(meta) {
   if ((seq & 1) !== 0) return false;
   const held = (seq + 1) | 0;
   meta[M_SEQ] = held;
-  meta[M_OWNER_PID] = UNCHECKED_OWNER_WORD;
-  meta[M_OWNER_TID] = 0;
-  meta[M_OWNER_SEQ] = held;
+  recordOwner(meta, held, UNCHECKED_OWNER_WORD, 0);
   return true;
+}
+
+/**
+ * Records `ownerWord` and `ownerId` as the owner of holding `held` of the
+ * lock in `meta`: identity first, then which holding it is for.
+ */
+function recordOwner(meta, held, ownerWord, ownerId) {
+  meta[M_OWNER_PID] = ownerWord;
+  meta[M_OWNER_TID] = ownerId;
+  // Last, and on weakly ordered CPUs as a release: a waiter that reads
+  // this holding's sequence here must not read the identity of the last.
+  if (WEAK_MEMORY_ORDER) Atomics.store(meta, M_OWNER_SEQ, held);
+  else meta[M_OWNER_SEQ] = held;
 }
 
 /** Whether holding `seq` of the lock in `meta` is a shard left to be checked (see leaveUnchecked). */
@@ -200,12 +211,7 @@ export class ShardLock {
 
   /** Records this thread as the owner of holding `held` (identity first, then whose it is). */
   own(meta, held) {
-    meta[M_OWNER_PID] = this.ownerWord;
-    meta[M_OWNER_TID] = this.ownerId;
-    // Last, and on weakly ordered CPUs as a release: a waiter that reads
-    // this holding's sequence here must not read the identity of the last.
-    if (WEAK_MEMORY_ORDER) Atomics.store(meta, M_OWNER_SEQ, held);
-    else meta[M_OWNER_SEQ] = held;
+    recordOwner(meta, held, this.ownerWord, this.ownerId);
     return held;
   }
 

@@ -43,9 +43,9 @@ export class PositionSet {
 
 const EMPTY = -1;
 
-/** The start of a probe for a 32-bit `key` in a table of `mask + 1` slots. */
-function home(key, mask) {
-  return Math.imul(key, 0x9e3779b1) >>> (32 - Math.log2(mask + 1)) & mask;
+/** The start of a probe for a 32-bit `key` in a table of 2^(32 - `shift`) slots (Fibonacci hashing: the product's top bits). */
+function home(key, shift) {
+  return Math.imul(key, 0x9e3779b1) >>> shift;
 }
 
 /**
@@ -63,12 +63,13 @@ export class PositionsByKey {
     this.keys = new Int32Array(slots);
     this.positions = new Int32Array(slots).fill(EMPTY);
     this.mask = slots - 1;
+    this.shift = 32 - Math.log2(slots);
     this.size = 0;
   }
 
   /** The first slot holding a position of `key`, or -1. */
   first(key) {
-    return this.scan(key | 0, home(key | 0, this.mask));
+    return this.scan(key | 0, home(key | 0, this.shift));
   }
 
   /** The next slot after `slot` holding a position of `key`, or -1. */
@@ -96,7 +97,7 @@ export class PositionsByKey {
   add(key, position) {
     if ((this.size + 1) * 2 > this.positions.length) this.grow();
     const { keys, positions, mask } = this;
-    let slot = home(key | 0, mask);
+    let slot = home(key | 0, this.shift);
     while (positions[slot] !== EMPTY) slot = (slot + 1) & mask;
     keys[slot] = key | 0;
     positions[slot] = position;
@@ -109,6 +110,7 @@ export class PositionsByKey {
     this.keys = new Int32Array(slots);
     this.positions = new Int32Array(slots).fill(EMPTY);
     this.mask = slots - 1;
+    this.shift = 32 - Math.log2(slots);
     this.size = 0;
     for (let slot = 0; slot < positions.length; slot++) if (positions[slot] !== EMPTY) this.add(keys[slot], positions[slot]);
   }
