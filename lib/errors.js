@@ -20,6 +20,10 @@ export const codes = Object.freeze({
   ERR_CODEC_MISMATCH: 'ERR_CODEC_MISMATCH',
   /** The codec failed to decode a stored value. */
   ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
+  /** incr() of a key that holds something other than a number (a string, bytes, an object): the value is left as it is. */
+  ERR_NOT_A_NUMBER: 'ERR_NOT_A_NUMBER',
+  /** update() gave up: other writers changed the key between its read and its write on every one of its attempts. */
+  ERR_UPDATE_CONFLICT: 'ERR_UPDATE_CONFLICT',
   /** The cache was closed with close(): a later call, or a fetch() still pending at close(). */
   ERR_CACHE_CLOSED: 'ERR_CACHE_CLOSED',
   /** A fetch() loader ran longer than options.fetchTimeoutMs: its signal was aborted and its callers rejected. */

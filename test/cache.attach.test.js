@@ -112,7 +112,7 @@ test('an arena of another layout version is ERR_ARENA_VERSION', () => {
   new Uint32Array(copy)[1] = 7;
   assert.throws(
     () => SharedCache.attach(copy),
-    arenaError('ERR_ARENA_VERSION', 'arena layout version 7 is not supported; this arenacache reads versions 3 to 5'),
+    arenaError('ERR_ARENA_VERSION', 'arena layout version 7 is not supported; this arenacache reads versions 3 to 6'),
   );
 });
 

@@ -105,7 +105,7 @@ test('an arena of layout version 3 (before stale times) is read, and its entries
   assert.deepEqual(old.verify(), { ok: true, problems: [] });
 });
 
-test('the sole opener of a version 3 file marks it with the current version (5); stale windows work from then on', { skip: !nativeAvailable && 'native addon unavailable' }, (t) => {
+test('the sole opener of a version 3 file marks it with the current version (6); stale windows work from then on', { skip: !nativeAvailable && 'native addon unavailable' }, (t) => {
   const path = arenaPath(t);
   SharedCache.open(path, { memoryBytes: MiB }).close();
   const bytes = readFileSync(path);
@@ -113,7 +113,7 @@ test('the sole opener of a version 3 file marks it with the current version (5);
   writeFileSync(path, bytes);
   const cache = SharedCache.open(path);
   t.after(() => cache.close());
-  assert.equal(readFileSync(path).readUInt32LE(4), 5);
+  assert.equal(readFileSync(path).readUInt32LE(4), 6);
   cache.set('k', 'v', { ttl: 60_000, staleWhileRevalidate: 1_000 });
   assert.equal(cache.info('k').expiresAt - cache.info('k').staleAt, 1_000);
 });

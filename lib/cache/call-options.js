@@ -1,5 +1,6 @@
-// The options of SharedCache's per-call methods (get, peek, set, fetch and
-// their batch forms): which each accepts, their checks, and info()'s answer.
+// The options of SharedCache's per-call methods (get, peek, set, fetch,
+// their batch forms and the atomic operations): which each accepts, their
+// checks, and info()'s answer.
 // An option a method does not know is a TypeError that names it, never
 // silently ignored.
 
@@ -14,6 +15,12 @@ const KNOWN = Object.freeze({
   getMany: ['allowStale'],
   set: ['ttl', 'staleWhileRevalidate'],
   setMany: ['ttl', 'staleWhileRevalidate'],
+  add: ['ttl', 'staleWhileRevalidate'],
+  replace: ['ttl', 'staleWhileRevalidate'],
+  compareAndSet: ['ttl', 'staleWhileRevalidate'],
+  update: ['ttl', 'staleWhileRevalidate'],
+  incr: ['ttl', 'initial'],
+  take: ['allowStale'],
   fetch: [
     'ttl',
     'staleWhileRevalidate',
@@ -49,10 +56,23 @@ export function checkEntryOptions(options, method) {
     // The name for the message is made only when there is one (this runs on every call with options).
     if (value !== undefined && typeof value !== 'boolean') checkBoolean(value, `options.${name}`);
   }
+  if (options.initial !== undefined) checkFiniteNumber(options.initial, 'options.initial');
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError(`options.signal must be an AbortSignal (got ${describe(options.signal)})`);
   }
   return options;
+}
+
+/** A TypeError for a value of `name` that is not a number, a RangeError for NaN or ±Infinity. */
+export function checkFiniteNumber(value, name) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number (got ${describe(value)})`);
+  if (!Number.isFinite(value)) throw new RangeError(`${name} must be a finite number (got ${value})`);
+}
+
+/** A version from info(key).version: a whole number from 1 to 2^53 - 1. */
+export function checkVersion(value, name) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, the version info(key).version gave (got ${describe(value)})`);
+  if (!(Number.isSafeInteger(value) && value >= 1)) throw new RangeError(`${name} must be a whole number from 1 to 2^53 - 1, as info(key).version gives (got ${value})`);
 }
 
 /**
@@ -98,6 +118,7 @@ export function entryInfo(facts, value, policyName, now) {
     remainingTTL: staleAt === Infinity ? Infinity : staleAt - now,
     staleAt,
     expiresAt,
+    version: facts.version,
     size: facts.recordBytes,
     valueBytes: facts.valueBytes,
     policy: { name: policyName, ring: facts.ring, frequency: facts.frequency },

@@ -48,6 +48,9 @@ const CACHE_METRICS = [
   ['misses_total', 'counter', 'Lookups that found nothing (or an expired entry).', (s) => s.misses],
   ['sets_total', 'counter', 'Entries stored.', (s) => s.sets],
   ['deletes_total', 'counter', 'Entries removed by delete().', (s) => s.deletes],
+  ['increments_total', 'counter', 'Numbers changed or created by incr().', (s) => s.increments],
+  ['conditional_writes_total', 'counter', 'add, replace, compareAndSet, touch and update writes that happened.', (s) => s.conditionalWrites],
+  ['conditional_misses_total', 'counter', 'add, replace, compareAndSet and touch calls whose condition did not hold, and update() retries.', (s) => s.conditionalMisses],
   [
     'evictions_total',
     'counter',

@@ -13,10 +13,13 @@ import {
   maxValueBytes,
   recordSize,
   TTL_BYTES,
+  NUMBER_BYTES,
   VALUE_CODEC,
+  VALUE_NUMBER,
   VALUE_RAW,
   VALUE_UTF8,
 } from '../arena/entries/record.js';
+import { HOLDS_CODEC_VALUE, IF_ABSENT, IF_PRESENT, IF_VERSION, incrementNumber, removeIfVersion, storeIf, takeValue, touchEntry } from '../arena/entries/atomic-ops.js';
 import { REMOVE_LAPSED } from '../arena/entries/arena.js';
 import { FlightTable } from './flights.js';
 import { CacheInspector } from './cache-inspector.js';
@@ -25,14 +28,15 @@ import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
 import { LatencySampler } from './latency.js';
 import { NearCache } from './near-cache.js';
-import { nearCacheBytesFor } from './options.js';
 import { registerCacheMetrics } from './metrics.js';
 import { startSweepTimer } from './sweep-timer.js';
 import { typedArrayByteLength } from '../typed-array.js';
 import { bindCodec, msgpackCodec, portableBytes } from './codec.js';
-import { checkEntryOptions, checkIterable, entryInfo, readFetchOptions } from './call-options.js';
+import { checkEntryOptions, checkFiniteNumber, checkIterable, checkVersion, entryInfo, readFetchOptions } from './call-options.js';
+import { checkTtl, nearCacheBytesFor } from './options.js';
 import { flushMapping, releaseMappedArena } from '../arena/common/file-backing.js';
 import { cleanMarkFor, lastOpen } from '../arena/entries/restart.js';
+import { NUMBER_VALUES_VERSION } from '../arena/common/layout.js';
 import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
 import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
 import { makeHandle } from './handle.js';
@@ -44,6 +48,28 @@ import { fetchStarted } from './diagnostics.js';
 
 
 const ALLOW_STALE = Object.freeze({ allowStale: true });
+
+/** How many times update() reads and writes before it gives up (ERR_UPDATE_CONFLICT). */
+const UPDATE_ATTEMPTS = 100;
+
+/** What a decoded value that is not a number is, for ERR_NOT_A_NUMBER. */
+function kindOfValue(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function notANumberError(key, holds) {
+  return new ArenaCacheError(codes.ERR_NOT_A_NUMBER, `incr(): key ${describe(key)} holds ${holds}, not a number; it was left as it is`);
+}
+
+function updateConflictError(key, method) {
+  return new ArenaCacheError(
+    codes.ERR_UPDATE_CONFLICT,
+    `${method}(): key ${describe(key)} was changed by other writers between each of ${UPDATE_ATTEMPTS} reads and the write after it; nothing was written`,
+  );
+}
 
 function closedError() {
   return new ArenaCacheError(codes.ERR_CACHE_CLOSED, 'the cache is closed: close() was called on this instance');
@@ -92,6 +118,8 @@ export class SharedCache {
   #defaultStale;
   /** Whether records may carry a stale time (see layout.js OLDEST_LAYOUT_VERSION); else stale windows are dropped. */
   #staleTimes;
+  /** Whether numbers are stored as numbers (see layout.js NUMBER_VALUES_VERSION); else through the codec. */
+  #numberValues;
   /** Aborted by close(): the signal of loaders still running. */
   #closing = null;
   #maxRecordBytes;
@@ -131,6 +159,7 @@ export class SharedCache {
     this.#defaultTtl = header.defaultTtl;
     this.#defaultStale = header.defaultStaleMs;
     this.#staleTimes = header.layoutVersion >= 4;
+    this.#numberValues = header.layoutVersion >= NUMBER_VALUES_VERSION;
     // The largest record: a whole main ring.
     this.#maxRecordBytes = header.regionBytes - header.smallRingBytes;
     this.#checksumBytes = header.recordChecksums === 1 ? CHECKSUM_BYTES : 0;
@@ -236,8 +265,10 @@ export class SharedCache {
     if (out !== null) out.copyFrom(found);
     // Stale values are not kept near; Buffers neither (see NearCache): no call for them.
     const near = this.#near;
-    if ((allowStale && found.stale) || near === null || typeof key !== 'string' || typeof stored !== 'string') return stored;
-    return near.keep(key, keys.hash, stored, stored.length, found.shard, found.slot, found.offset, found.stamp, found.expiresAt);
+    if ((allowStale && found.stale) || near === null || typeof key !== 'string' || typeof stored === 'object') return stored;
+    // A string or a number.
+    const storedBytes = typeof stored === 'string' ? stored.length : NUMBER_BYTES;
+    return near.keep(key, keys.hash, stored, storedBytes, found.shard, found.slot, found.offset, found.stamp, found.expiresAt);
   }
 
   /**
@@ -440,6 +471,10 @@ export class SharedCache {
       kind = VALUE_RAW;
       payload = value;
       length = typedArrayByteLength(value);
+    } else if (typeof value === 'number' && this.#numberValues) {
+      kind = VALUE_NUMBER;
+      payload = value;
+      length = NUMBER_BYTES;
     } else {
       // The key is checked before the encode's user code runs (a bad key
       // throws first, and that code never sees the value); #put() encodes
@@ -465,10 +500,19 @@ export class SharedCache {
     const written = this.#written;
     this.#arena.set(keys, entry, written);
     entry.payload = null;
-    const near = this.#near;
-    if (near !== null && typeof key === 'string') near.written(key, value, entry.length, written);
-    this.#publish(OUTBOX_SET, keys.length);
+    this.#wrote(key, value, length, written);
     return true;
+  }
+
+  /**
+   * After a store of `value` (`length` bytes stored) under `key`, the key
+   * #keyEncoder holds, as `written` records it: this instance's near cache
+   * keeps a string, and the InvalidationBus hears of a set. No user code.
+   */
+  #wrote(key, value, length, written) {
+    const near = this.#near;
+    if (near !== null && typeof key === 'string') near.written(key, value, length, written);
+    this.#publish(OUTBOX_SET, this.#keyEncoder.length);
   }
 
   /** The record set() hands the arena: read right after, by the near cache, with no user code in between. */
@@ -510,12 +554,13 @@ export class SharedCache {
 
   /**
    * The stored form of `value` as [kind, payload, byte length]: the codec
-   * encodes what is neither a string nor bytes (user code runs). For
+   * encodes what is neither a string, bytes nor a number (user code runs). For
    * setMany() and kFillLocked; set() does the same inline.
    */
   #storedForm(value) {
     if (typeof value === 'string') return [VALUE_UTF8, value, Buffer.byteLength(value, 'utf8')];
     if (value instanceof Uint8Array && ArrayBuffer.isView(value)) return [VALUE_RAW, value, typedArrayByteLength(value)];
+    if (typeof value === 'number' && this.#numberValues) return [VALUE_NUMBER, value, NUMBER_BYTES];
     const bytes = this.#encode(value);
     return [VALUE_CODEC, bytes, typedArrayByteLength(bytes)];
   }
@@ -573,6 +618,224 @@ export class SharedCache {
       if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
       this.#publish(OUTBOX_DELETE, keys.length);
     }
+  }
+
+  // Atomic operations (docs/shared-cache.md#atomic-operations). Each reads
+  // and writes the key in one holding of its shard's lock, so no write of
+  // any thread or process falls in between (lib/arena/entries/atomic-ops.js).
+  // Values are encoded before and decoded after: no user code runs under
+  // the lock.
+
+  /**
+   * Stores `value` under `key` only if the key has no entry (or an expired
+   * one); true if it stored.
+   * @param {{ ttl?: number, staleWhileRevalidate?: number }} [options] as for set()
+   */
+  add(key, value, options) {
+    return this.#storeIf('add', key, value, options, IF_ABSENT, 0);
+  }
+
+  /**
+   * Stores `value` under `key` only if the key has an entry (a stale one
+   * counts, an expired one does not); true if it stored.
+   * @param {{ ttl?: number, staleWhileRevalidate?: number }} [options] as for set()
+   */
+  replace(key, value, options) {
+    return this.#storeIf('replace', key, value, options, IF_PRESENT, 0);
+  }
+
+  /**
+   * Stores `value` under `key` only if the key's entry still has `version`
+   * (from info(key).version); true if it stored, false for any other
+   * version, and for a missing or expired key.
+   * @param {{ ttl?: number, staleWhileRevalidate?: number }} [options] as for set()
+   */
+  compareAndSet(key, version, value, options) {
+    if (this.#closed) throw closedError();
+    checkVersion(version, 'version');
+    return this.#storeIf('compareAndSet', key, value, options, IF_VERSION, version);
+  }
+
+  /** add(), replace() and compareAndSet(): `condition` and `version` as storeIf() takes them. */
+  #storeIf(method, key, value, options, condition, version) {
+    if (this.#closed) throw closedError();
+    let ttl = this.#defaultTtl;
+    let stale = this.#defaultStale;
+    if (options !== undefined) {
+      const given = checkEntryOptions(options, method);
+      if (given.ttl !== undefined) ttl = given.ttl;
+      if (given.staleWhileRevalidate !== undefined) stale = given.staleWhileRevalidate;
+    }
+    const keys = this.#keyEncoder;
+    // The key first: a bad key throws before the codec (user code) sees the value.
+    keys.check(key);
+    const [kind, payload, length] = this.#storedForm(value);
+    keys.encode(key);
+    const entry = this.#sized(kind, payload, length, keys.length, ttl, stale);
+    if (entry === null) throw this.#tooLarge(length, keys.length, ttl, stale);
+    const written = this.#written;
+    let stored;
+    try {
+      stored = storeIf(this.#arena, keys, entry, condition, version, written);
+    } finally {
+      entry.payload = null;
+    }
+    if (stored) this.#wrote(key, value, length, written);
+    return stored;
+  }
+
+  /**
+   * Adds `delta` (default 1; negative and fractional allowed) to the number
+   * under `key` and returns the result. A key without an entry (or with an
+   * expired one) starts at `options.initial` (0) with `options.ttl` (the
+   * cache's ttl); an existing key keeps its expiry. Integers are exact up
+   * to 2^53. A key holding anything but a number is ERR_NOT_A_NUMBER and
+   * stays as it is. Not published to an InvalidationBus: a count is its
+   * machine's (see the docs).
+   * @param {{ ttl?: number, initial?: number }} [options]
+   */
+  incr(key, delta = 1, options) {
+    if (this.#closed) throw closedError();
+    checkFiniteNumber(delta, 'delta');
+    let ttl = this.#defaultTtl;
+    let initial = 0;
+    if (options !== undefined) {
+      const given = checkEntryOptions(options, 'incr');
+      if (given.ttl !== undefined) ttl = given.ttl;
+      if (given.initial !== undefined) initial = given.initial;
+    }
+    if (!this.#numberValues) return this.#incrementDecoded(key, delta, initial, ttl);
+    const keys = this.#keyEncoder;
+    keys.encode(key);
+    const entry = this.#sized(VALUE_NUMBER, initial + delta, NUMBER_BYTES, keys.length, ttl, 0);
+    if (entry === null) throw this.#tooLarge(NUMBER_BYTES, keys.length, ttl, 0);
+    const found = this.#written;
+    let result;
+    try {
+      result = incrementNumber(this.#arena, keys, delta, entry, found);
+    } finally {
+      entry.payload = null;
+    }
+    if (typeof result === 'number') return result;
+    if (result === HOLDS_CODEC_VALUE) return this.#incrementDecoded(key, delta, initial, ttl);
+    throw notANumberError(key, found.valueKind === VALUE_UTF8 ? 'a string' : 'bytes');
+  }
+
+  /**
+   * incr() of a key whose value the codec stores (a number an earlier
+   * version stored, or anything a custom codec encoded), or of any key in a
+   * file older than NUMBER_VALUES_VERSION: read, decoded and written back by
+   * add() or compareAndSet(), keeping its expiry.
+   */
+  #incrementDecoded(key, delta, initial, ttl) {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const facts = this.info(key);
+      if (facts === undefined) {
+        if (this.add(key, initial + delta, { ttl })) {
+          this.#arena.counters[STAT.increments]++;
+          return initial + delta;
+        }
+        continue;
+      }
+      if (typeof facts.value !== 'number') throw notANumberError(key, kindOfValue(facts.value));
+      const remaining = facts.expiresAt === Infinity ? 0 : Math.max(1, Math.ceil(facts.expiresAt - Date.now()));
+      const next = facts.value + delta;
+      if (this.compareAndSet(key, facts.version, next, { ttl: remaining })) {
+        this.#arena.counters[STAT.increments]++;
+        return next;
+      }
+    }
+    throw updateConflictError(key, 'incr');
+  }
+
+  /**
+   * Calls `fn(current)` with the value under `key` (undefined when it has
+   * none; a stale value counts; a private copy, as from get()) and stores
+   * what it returns, only if no other write of the key came in between:
+   * otherwise reads and calls again, up to 100 times, then
+   * ERR_UPDATE_CONFLICT. `fn` returning undefined deletes the key. Returns
+   * what was stored (undefined after a delete).
+   * @param {(current: unknown) => unknown} fn
+   * @param {{ ttl?: number, staleWhileRevalidate?: number }} [options] as for set()
+   */
+  update(key, fn, options) {
+    if (this.#closed) throw closedError();
+    if (typeof fn !== 'function') throw new TypeError(`fn must be a function (got ${describe(fn)})`);
+    if (options !== undefined) checkEntryOptions(options, 'update');
+    const read = new FoundEntry();
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      if (attempt > 0) this.#arena.counters[STAT.conditionalMisses]++;
+      const current = this.#readWithVersion(key, read);
+      const version = current === undefined ? 0 : read.stamp;
+      const next = fn(current);
+      if (this.#closed) throw closedError();
+      if (next === undefined) {
+        if (current === undefined) return undefined;
+        if (this.#deleteIfVersion(key, version)) return undefined;
+      } else if (version === 0 ? this.add(key, next, options) : this.compareAndSet(key, version, next, options)) {
+        return next;
+      }
+    }
+    throw updateConflictError(key, 'update');
+  }
+
+  /** The value of `key` as peek({ allowStale: true }) reads it, decoded afresh; `found` gets its version (stamp). */
+  #readWithVersion(key, found) {
+    const keys = this.#keyEncoder;
+    keys.encode(key);
+    const stored = this.#arena.peek(keys, true, found);
+    if (stored === undefined) return undefined;
+    // The kind is read before the decode (user code): nothing is read after it.
+    return found.valueKind === VALUE_CODEC ? this.#decode(stored) : stored;
+  }
+
+  /** delete(key) only if it still has `version`, published as a delete; whether it did. */
+  #deleteIfVersion(key, version) {
+    const keys = this.#keyEncoder;
+    keys.encode(key);
+    const removed = removeIfVersion(this.#arena, keys, version);
+    if (removed) {
+      if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
+      this.#publish(OUTBOX_DELETE, keys.length);
+    }
+    return removed;
+  }
+
+  /**
+   * Gives `key`, if it has an entry, a ttl of `ttl` ms from now (0: no
+   * expiry; a stale window keeps its length) without rewriting its value;
+   * true if it had one. The entry's version changes. Not published to an
+   * InvalidationBus (the value is the same).
+   * @param {number} ttl
+   */
+  touch(key, ttl) {
+    if (this.#closed) throw closedError();
+    checkTtl(ttl, 'ttl');
+    const keys = this.#keyEncoder;
+    keys.encode(key);
+    return touchEntry(this.#arena, keys, ttl, this.#entry, this.#written);
+  }
+
+  /**
+   * Removes `key` and returns its value in one atomic step, so that of
+   * several callers in any threads and processes exactly one gets it;
+   * undefined when it has no fresh value (a stale one with allowStale).
+   * Published as a delete.
+   * @param {{ allowStale?: boolean }} [options]
+   */
+  take(key, options) {
+    if (this.#closed) throw closedError();
+    const allowStale = options !== undefined && checkEntryOptions(options, 'take').allowStale === true;
+    const keys = this.#keyEncoder;
+    keys.encode(key);
+    const found = this.#found;
+    const stored = takeValue(this.#arena, keys, allowStale, found);
+    if (stored === undefined) return undefined;
+    const kind = found.valueKind;
+    if (this.#near !== null && typeof key === 'string') this.#near.delete(key);
+    this.#publish(OUTBOX_DELETE, keys.length);
+    // Decoded last: the codec is user code, and the key is already taken.
+    return kind === VALUE_CODEC ? this.#decode(stored) : stored;
   }
 
   /** Removes every entry, in every thread's view. Counters are kept. */

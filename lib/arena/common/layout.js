@@ -20,7 +20,7 @@ export const BLOCKS_MAGIC = 0x424e5241; // "ARNB"
 // codec refer to; a write stamp in every record's header; keys padded to 8
 // bytes so that values start 8-byte aligned (record.js); the slot groups'
 // write counts (see slotGroupsPerShard).
-export const LAYOUT_VERSION = 5;
+export const LAYOUT_VERSION = 6;
 /**
  * Version 4 added records with a stale time (record.js, HAS_STALE), which
  * version 3 code would misread. Version 3 files are still opened: the sole
@@ -37,6 +37,14 @@ export const OLDEST_LAYOUT_VERSION = 3;
  * it version 5 (see Arena.recoverAfterRestart), after which older code refuses it.
  */
 export const RESTART_RECORD_VERSION = 5;
+/**
+ * Version 6 added number values (record.js VALUE_NUMBER), which version 5
+ * code would hand to its codec, and the undo journal of an increment in
+ * place (shard-meta.js M_UNDO_AT), which its rebuild would not read. While
+ * an older file stays below 6 (older processes may have it open), numbers
+ * are stored through the codec and incr() reads and compares-and-sets.
+ */
+export const NUMBER_VALUES_VERSION = 6;
 export const HEADER_BYTES = 4096;
 
 export const MIB = 1024 * 1024;

@@ -9,8 +9,8 @@
 // allocates them). Inserts add the counts and the main ring (words 11-15);
 // the small ring, sampled evictions and the sweeper use the rest. With the
 // 16-byte shift, words 23-31 share a line with the next shard's lock: only
-// a reset (M_RESETTING) and a relocation onto itself (M_MOVE_*) write there;
-// the rest stay unused.
+// a reset (M_RESETTING), a relocation onto itself (M_MOVE_*) and an
+// increment in place (M_UNDO_*) write there.
 
 // ShardLock (shard-lock.js). The block store's stripes and the invalidation
 // outbox share these lock words with their own layouts: keep them here.
@@ -56,3 +56,14 @@ export const M_RESETTING = 23;
 export const M_MOVE_FROM = 24;
 export const M_MOVE_TO = 25;
 export const M_MOVE_SIZE = 26;
+/**
+ * An increment in place of a number record (SharedCache.incr, see
+ * entries/atomic-ops.js), while it runs: the record's offset + 1 (0: none),
+ * and the value and write stamp it had, as float64s (words 28-31). A holder
+ * that dies meanwhile leaves them set, and the rebuild after it puts the
+ * record back as it was: a counter is left as it was before the increment in
+ * flight, or after it, never lost.
+ */
+export const M_UNDO_AT = 27;
+export const M64_UNDO_VALUE = 14;
+export const M64_UNDO_STAMP = 15;

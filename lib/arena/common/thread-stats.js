@@ -53,6 +53,12 @@ export const STAT = Object.freeze({
    * misses too), writes refused with ERR_ARENA_BUSY, fetch() values returned uncached.
    */
   lockTimeouts: 27,
+  /** incr() calls that changed or created a number (see entries/atomic-ops.js). */
+  increments: 28,
+  /** Conditional writes that wrote: add, replace, compareAndSet, touch, and update's store or delete (also counted as sets or deletes). */
+  conditionalWrites: 29,
+  /** Conditional writes whose condition did not hold (the key present for add, absent for replace or touch, another version for compareAndSet), and update() retries. */
+  conditionalMisses: 30,
 });
 const COUNTER_NAMES = Object.keys(STAT);
 const WORDS_PER_SLOT = THREAD_SLOT_BYTES / 4;

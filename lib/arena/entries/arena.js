@@ -18,6 +18,7 @@ import { hashStart } from './hash.js';
 import { H32_VERSION, LAYOUT_VERSION, readHeader, writeHeader } from '../common/layout.js';
 import {
   ASCII_TEXT,
+  CHECKSUM_BYTES,
   EXPIRY_F64,
   HAS_STALE,
   HAS_TTL,
@@ -26,11 +27,14 @@ import {
   keyWord,
   paddedKeyBytes,
   recordKeyStart,
+  recordSize,
   recordTimeBytes,
   RECORD_HEADER_BYTES,
   STALE_F64,
   STAMP_F64,
+  timeBytesFor,
   VALUE_KIND_SHIFT,
+  VALUE_NUMBER,
   VALUE_UTF8,
 } from './record.js';
 import { Clock } from './clock.js';
@@ -339,6 +343,7 @@ export class Arena {
         stale: found.stale,
         expiresAt: (flags & HAS_TTL) !== 0 ? f64[(offset >>> 3) + EXPIRY_F64] : 0,
         staleAt: (flags & HAS_STALE) !== 0 ? f64[(offset >>> 3) + STALE_F64] : 0,
+        version: f64[(offset >>> 3) + STAMP_F64],
         recordBytes: shard.u32[o4 + 3],
         valueBytes: shard.u32[o4 + 1],
         ring: shard.small.size > 0 && offset < shard.small.end ? 'small' : 'main',
@@ -456,6 +461,8 @@ export class Arena {
       if ((flags & ASCII_TEXT) !== 0) return valueLength <= MAX_TEXT_BYTES ? shard.bytes.latin1Slice(valueStart, valueStart + valueLength) : TORN;
       return this.readUtf8(shard, valueStart, valueLength);
     }
+    // 8-byte aligned (see record.js); a torn read is some number, which the caller's sequence check discards.
+    if (kind === VALUE_NUMBER) return f64[valueStart >>> 3];
     return this.copyOut(shard, valueStart, valueLength);
   }
 
@@ -493,6 +500,38 @@ export class Arena {
     }
     // @ts-expect-error utf8Slice: Node's internal Buffer method (not in @types/node), the decoder without toString's checks
     return scratch.utf8Slice(0, length);
+  }
+
+  /**
+   * The value of the record at `offset` in stored form (see readValue), or
+   * undefined when it is expired, stale (unless `allowStale`) or torn: for
+   * atomic-ops.js, with the shard's lock held.
+   */
+  readStored(shard, offset, allowStale, found) {
+    const value = this.readValue(shard, offset, allowStale ? READ_STALE_VALUE : READ_VALUE, found);
+    return value === EXPIRED || value === STALE || value === TORN ? undefined : value;
+  }
+
+  /**
+   * Fills `entry` to write the value of the record at `offset` again with
+   * the times `expiresAt` and `staleAt` (0: none): its kind, its value in
+   * stored form, lengths and record size. False when that record would not
+   * fit one of the shard's rings (the lock is held: see atomic-ops.js).
+   */
+  entryFromRecord(shard, offset, expiresAt, staleAt, entry, found) {
+    const payload = this.readStored(shard, offset, true, found);
+    if (payload === undefined) return false;
+    const o4 = offset >>> 2;
+    const length = shard.u32[o4 + 1];
+    const size = recordSize(shard.u32[o4] >>> 16, length + (shard.checksums ? CHECKSUM_BYTES : 0), timeBytesFor(expiresAt, staleAt));
+    if (size > this.header.regionBytes - this.header.smallRingBytes) return false;
+    entry.kind = found.valueKind;
+    entry.payload = payload;
+    entry.length = length;
+    entry.expiresAt = expiresAt;
+    entry.staleAt = staleAt;
+    entry.size = size;
+    return true;
   }
 
   /** A private Buffer copy of `length` bytes at word-aligned `start`. */
@@ -798,10 +837,13 @@ export function collectEntries(shard, withValues, now, readText) {
       value: undefined,
     };
     if (withValues) {
+      const kind = entry.valueKind;
       entry.value =
-        entry.valueKind === VALUE_UTF8
+        kind === VALUE_UTF8
           ? readText(valueStart, valueLength)
-          : Buffer.from(shard.u8.slice(valueStart, valueStart + valueLength).buffer);
+          : kind === VALUE_NUMBER
+            ? shard.f64[valueStart >>> 3]
+            : Buffer.from(shard.u8.slice(valueStart, valueStart + valueLength).buffer);
     }
     entries.push(entry);
   }

@@ -37,6 +37,11 @@
 //      that is where the pages written back stop matching the meta line:
 //      records a ring holds are written in order, so those past the cut are
 //      the latest writes, lost, and those before it walk as before.
+//   8. An increment in place of a number record (atomic-ops.js) journals
+//      the record, its value and its stamp in the meta line (M_UNDO_*)
+//      before it changes them, and clears the journal after: a journal left
+//      set is put back, so the counter holds its value from before the
+//      increment in flight (never lost, as a torn rewrite would be).
 //
 // So a rebuild walks each ring from tail to head, checks every live record
 // (size, key hash, stamp, checksum), keeps the newest live record of each
@@ -70,8 +75,8 @@
 // age: a page written back from before a set or a delete brings back the
 // version that page held, whole.
 
-import { HAS_TTL, KEY_KIND_SHIFT, recordChecksumHolds, recordKeyStart, REWRITING, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD } from './record.js';
-import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from '../common/shard-meta.js';
+import { HAS_TTL, KEY_KIND_SHIFT, NUMBER_BYTES, paddedKeyBytes, recordChecksumHolds, recordKeyStart, REWRITING, sealRecord, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD, VALUE_KIND_SHIFT, VALUE_NUMBER } from './record.js';
+import { M64_UNDO_STAMP, M64_UNDO_VALUE, M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_MOVE_SIZE, M_MOVE_TO, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT, M_UNDO_AT } from '../common/shard-meta.js';
 import { STAT } from '../common/thread-stats.js';
 import { liveRecordProblem, verifyShard } from './verify.js';
 import { PositionsByKey } from './record-sets.js';
@@ -214,6 +219,29 @@ function settleMove(shard) {
 }
 
 /**
+ * Puts back the number record an increment in place was changing when its
+ * holder died (see the header, 8): its value and stamp as journaled, and its
+ * checksum over them. A journal that does not name such a record (damage)
+ * is dropped, and the walk judges the record as it finds it.
+ */
+function undoIncrement(shard) {
+  const meta = shard.meta;
+  const at = meta[M_UNDO_AT] - 1;
+  meta[M_UNDO_AT] = 0;
+  const ring = shard.main.contains(at) ? shard.main : shard.small;
+  if (!(at >= 0 && at % 8 === 0 && ring.contains(at))) return;
+  const u32 = shard.u32;
+  const flags = u32[at >>> 2];
+  const size = u32[(at >>> 2) + 3];
+  if ((flags & TYPE_MASK) !== TYPE_LIVE || ((flags >>> VALUE_KIND_SHIFT) & 3) !== VALUE_NUMBER || u32[(at >>> 2) + 1] !== NUMBER_BYTES) return;
+  const valueStart = recordKeyStart(at, flags) + paddedKeyBytes(flags >>> 16);
+  if (!(size % 8 === 0 && at + size <= ring.end && valueStart + NUMBER_BYTES <= at + size)) return;
+  shard.f64[valueStart >>> 3] = shard.meta64[M64_UNDO_VALUE];
+  shard.f64[(at >>> 3) + STAMP_F64] = shard.meta64[M64_UNDO_STAMP];
+  if (shard.checksums) sealRecord(u32, shard.u8, at, size, valueStart + NUMBER_BYTES);
+}
+
+/**
  * Rebuilds `shard` from its rings (see the header); the caller holds its
  * lock. Returns the number of entries lost: the live records dropped (the
  * write in flight), or when the shard had to be reset, every entry it held.
@@ -229,6 +257,7 @@ export function rebuildShard(shard) {
   const newest = new PositionsByKey(meta[M_COUNT] > 0 ? Math.min(meta[M_COUNT], shard.slots) : 16);
   const dropped = { count: 0, cut: false };
   const countBefore = meta[M_COUNT];
+  if (meta[M_UNDO_AT] !== 0) undoIncrement(shard);
   if (meta[M_MOVE_FROM] !== 0) {
     const moved = settleMove(shard);
     if (moved < 0) return shard.resetLosingAll();

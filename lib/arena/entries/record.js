@@ -64,6 +64,15 @@ export const KEY_BYTES = 1;
 export const VALUE_RAW = 0; // Buffer/Uint8Array, returned as a Buffer copy
 export const VALUE_UTF8 = 1; // string
 export const VALUE_CODEC = 2; // anything else, through the cache's codec
+/**
+ * A number, as a float64 in the 8 bytes of the value (which starts on an
+ * 8-byte boundary: see the layout above): stored and read without the codec,
+ * and changed in place by SharedCache.incr() (see atomic-ops.js). Since
+ * layout version 6.
+ */
+export const VALUE_NUMBER = 3;
+/** The value bytes of a VALUE_NUMBER record. */
+export const NUMBER_BYTES = 8;
 
 /**
  * Marks a VALUE_UTF8 value whose bytes are all ASCII (as many UTF-8 bytes as

@@ -47,7 +47,7 @@ import {
 import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES, slotGroupsPerShard } from '../common/layout.js';
 import { createPolicy, FREQUENCY_MASK, TAG_MASK } from './policies.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
-import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT } from '../common/shard-meta.js';
+import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT, M_UNDO_AT } from '../common/shard-meta.js';
 import { rebuildShard } from './rebuild.js';
 import { verifyShard } from './verify.js';
 import { hashStart } from './hash.js';
@@ -516,7 +516,10 @@ export class Shard {
 
   writeValue(offset, keyLength, flags, value, valueLength) {
     const valueStart = recordKeyStart(offset, flags) + paddedKeyBytes(keyLength);
-    if (typeof value !== 'string') this.u8.set(value, valueStart);
+    if (typeof value !== 'string') {
+      if (typeof value === 'number') this.f64[valueStart >>> 3] = value;
+      else this.u8.set(value, valueStart);
+    }
     // All ASCII (see textFlag): its UTF-8 bytes are its Latin-1 bytes, which
     // V8 writes faster.
     // @ts-expect-error latin1Write: Node's internal Buffer method (not in @types/node), write() without its argument checks
@@ -680,6 +683,7 @@ export class Shard {
     this.small.reset();
     this.publishCount();
     this.meta[M_MOVE_FROM] = 0;
+    this.meta[M_UNDO_AT] = 0;
     this.meta[M_RESETTING] = 0;
   }
 }

@@ -3,10 +3,10 @@
 // (`cache.verify()`). Must be called with the shard's lock held.
 
 import { hashBytes } from './hash.js';
-import { ASCII_TEXT, CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD, VALUE_KIND_SHIFT, VALUE_UTF8 } from './record.js';
+import { ASCII_TEXT, CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, KEY_KIND_SHIFT, NUMBER_BYTES, paddedKeyBytes, RECORD_HEADER_BYTES, recordChecksumHolds, recordKeyStart, recordTimeBytes, REWRITING, STALE_F64, STAMP_F64, TYPE_DEAD, TYPE_LIVE, TYPE_MASK, TYPE_PAD, VALUE_KIND_SHIFT, VALUE_NUMBER, VALUE_UTF8 } from './record.js';
 import { TAG_MASK } from './policies.js';
 import { PositionSet, PositionsByKey } from './record-sets.js';
-import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT } from '../common/shard-meta.js';
+import { M64_WRITE_STAMP, M_COUNT, M_LIVE_BYTES, M_TTL_COUNT, M_UNDO_AT } from '../common/shard-meta.js';
 import { isSoundWriteCount, MAX_WRITE_STAMP } from './write-count.js';
 
 /**
@@ -26,6 +26,7 @@ export function liveRecordProblem(shard, position, flags, size, stampLimit = sha
   const valueLength = u32[(position >>> 2) + 1];
   if ((flags & (HAS_STALE | HAS_TTL)) === HAS_STALE) return `live record at ${position} has a stale time but no expiry time`;
   if ((flags & ASCII_TEXT) !== 0 && ((flags >>> VALUE_KIND_SHIFT) & 3) !== VALUE_UTF8) return `live record at ${position} marks a value that is not a string as ASCII`;
+  if (((flags >>> VALUE_KIND_SHIFT) & 3) === VALUE_NUMBER && valueLength !== NUMBER_BYTES) return `live record at ${position} holds a number in ${valueLength} bytes, not ${NUMBER_BYTES}`;
   const expected = RECORD_HEADER_BYTES + recordTimeBytes(flags) + paddedKeyBytes(keyLength) + valueLength + (shard.checksums ? CHECKSUM_BYTES : 0);
   if (size !== expected + ((8 - (expected % 8)) % 8)) return `live record at ${position} has size ${size}, expected ${expected} rounded up to 8`;
   const keyStart = recordKeyStart(position, flags);
@@ -152,6 +153,8 @@ export function verifyShard(shard, checkRecords = true) {
   // would be handed on to every record written after it (see write-count.js).
   const stamp = shard.meta64[M64_WRITE_STAMP];
   const stampProblems = isSoundWriteCount(stamp) ? [] : [`its write stamp is ${stamp}, not a whole number in [0, ${MAX_WRITE_STAMP}]`];
+  // Set only while an increment in place holds the lock (see atomic-ops.js); the caller holds it now.
+  if (shard.meta[M_UNDO_AT] !== 0) stampProblems.push(`an increment's undo record (at ${shard.meta[M_UNDO_AT] - 1}) is left set`);
   const problems = [...stampProblems, ...walkRing(shard, shard.main, live, stamps, totals, checkRecords), ...walkRing(shard, shard.small, live, stamps, totals, checkRecords)];
   if (problems.length > 0) return problems;
   const meta = shard.meta;
