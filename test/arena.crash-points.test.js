@@ -9,100 +9,26 @@
 // rebuilt, and the cache is checked against what it held before and after
 // the mutation: verify() passes, every other entry is there with its value
 // (unless the mutation itself evicted it), and the key being written holds
-// its old value, its new one, or nothing: never anything else.
+// its old value, its new one, or nothing: never anything else. (Increments
+// of numbers, which must keep one or the other: arena.increment-crash-points.test.js.)
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { Arena } from '../lib/arena/entries/arena.js';
 import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/entries/record.js';
 import { M_MOVE_FROM } from '../lib/arena/common/shard-meta.js';
-import { TAG_MASK } from '../lib/arena/entries/policies.js';
 import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { FoundEntry } from '../lib/arena/entries/record-stamp.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
+import { crashPoints, recordWrites, replay } from './helpers/crash-points.js';
 
 const OPS = STRESS ? 200 : 40;
 const KEYS = 120;
 /** Crash points tried per mutation at most, evenly spread (plus the first and last 16). */
 const MAX_POINTS = STRESS ? 400 : 60;
-/** The shard's memory, as Shard fields: every write to them is recorded. */
-const FIELDS = ['u32', 'u8', 'f64', 'bytes', 'table', 'meta', 'meta64', 'groupWrites', 'ghosts', 'counts'];
-/** Bulk writes are recorded as the runs of 8 bytes (or single elements) a copy writes one after another. */
-const CHUNK = 8;
-
-/** The elements a bulk write by `method` will store into `array`, as [index, values] runs in the order a copy makes them. */
-function bulkRuns(array, method, args) {
-  let start;
-  let values;
-  let backward = false;
-  if (method === 'set') {
-    [values, start = 0] = args;
-    values = Array.isArray(values) ? Uint8Array.from(values) : values.slice();
-  } else if (method === 'copyWithin') {
-    const [target, from, end = array.length] = args;
-    values = array.slice(from, end);
-    start = target;
-    // memmove copies from the far end when the destination lies after the source.
-    backward = target > from;
-  } else if (method === 'fill') {
-    const [value, from = 0, end = array.length] = args;
-    values = array.slice(from, end).fill(value);
-    start = from;
-  } else if (method === 'latin1Write' || method === 'utf8Write') {
-    const [text, offset = 0, length] = args;
-    const encoded = Buffer.from(text, method === 'latin1Write' ? 'latin1' : 'utf8');
-    values = encoded.subarray(0, length ?? encoded.length);
-    start = offset;
-  } else {
-    return null;
-  }
-  const step = array.BYTES_PER_ELEMENT === 1 ? CHUNK : 1;
-  const runs = [];
-  for (let i = 0; i < values.length; i += step) runs.push([start + i, values.slice(i, Math.min(values.length, i + step))]);
-  return backward ? runs.reverse() : runs;
-}
-
-/** Records `shard`'s writes into `log` until the returned function is called. */
-function recordWrites(shard, log) {
-  const originals = {};
-  for (const name of FIELDS) {
-    const target = shard[name];
-    if (target === null) continue;
-    originals[name] = target;
-    shard[name] = new Proxy(target, {
-      set(array, property, value) {
-        array[property] = value;
-        // Read back: the store as the typed array converted it.
-        if (typeof property === 'string' && /^\d+$/.test(property)) log.push({ name, index: Number(property), values: [array[property]] });
-        return true;
-      },
-      get(array, property) {
-        const member = array[property];
-        if (typeof member !== 'function') return member;
-        return (...args) => {
-          const runs = bulkRuns(array, property, args);
-          if (runs !== null) for (const [index, values] of runs) log.push({ name, index, values });
-          return member.apply(array, args);
-        };
-      },
-    });
-  }
-  // Atomics need real typed arrays: the same updates as plain stores, through the proxies.
-  shard.touchAt = () => false;
-  shard.setFrequency = function setFrequency(slot, frequency) {
-    this.slotChanged(slot);
-    this.table[2 * slot + 1] = ((this.table[2 * slot + 1] & TAG_MASK) | frequency) >>> 0;
-  };
-  return () => {
-    Object.assign(shard, originals);
-    delete shard.touchAt;
-    delete shard.setFrequency;
-    return originals;
-  };
-}
 
 /** The string key of the record at `offset` in the arena bytes `memory` (a snapshot). */
 function keyAt(memory, shard, offset) {
@@ -111,23 +37,6 @@ function keyAt(memory, shard, offset) {
   const keyLength = view.getUint32(start, true) >>> 16;
   const keyStart = start + RECORD_HEADER_BYTES + ((view.getUint32(start, true) & HAS_TTL) !== 0 ? TTL_BYTES : 0);
   return Buffer.from(memory.subarray(keyStart, keyStart + keyLength)).toString();
-}
-
-function replay(arrays, entries) {
-  for (const { name, index, values } of entries) {
-    const array = arrays[name];
-    for (let i = 0; i < values.length; i++) array[index + i] = values[i];
-  }
-}
-
-/** The crash points to try among 0..n writes. */
-function crashPoints(n) {
-  if (n + 1 <= MAX_POINTS) return Array.from({ length: n + 1 }, (_, k) => k);
-  // The first and last writes are where bookkeeping starts and ends (a clear's ring resets come last).
-  const points = new Set();
-  for (let k = 0; k < 16; k++) points.add(k).add(n - k);
-  for (let i = 0; i < MAX_POINTS; i++) points.add(Math.round((i * n) / (MAX_POINTS - 1)));
-  return [...points].sort((a, b) => a - b);
 }
 
 // In memory with both policies, and a file-backed cache, whose records carry checksums.
@@ -187,7 +96,7 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
       }
       const after = contents();
       const where = `SEED=${seed} op ${op} (${kind} ${key}, ${value.length} B, ${log.length} writes)`;
-      for (const k of crashPoints(log.length)) {
+      for (const k of crashPoints(log.length, MAX_POINTS)) {
         memory.set(snapshot);
         replay(arrays, log.slice(0, k));
         // A relocation onto itself under way: its record may be dropped, as if the write had evicted it.
