@@ -70,7 +70,7 @@ const cases = [
     name: 'the previous layout version',
     damage: (path) => writeAt(path, 4, Buffer.from([2, 0, 0, 0])),
     code: 'ERR_ARENA_VERSION',
-    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads versions 3 to 5; ${RESET_HINT}`,
+    message: (path) => `arena file ${path}: arena layout version 2 is not supported; this arenacache reads versions 3 to 6; ${RESET_HINT}`,
   },
   {
     name: 'a damaged header field',

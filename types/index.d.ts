@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'ERR_ARENA_ALLOC'
   | 'ERR_CODEC_MISMATCH'
   | 'ERR_CODEC_DECODE'
+  | 'ERR_NOT_A_NUMBER'
+  | 'ERR_UPDATE_CONFLICT'
   | 'ERR_CACHE_CLOSED'
   | 'ERR_FETCH_TIMEOUT'
   | 'ERR_PROM_CLIENT_MISSING'
@@ -347,6 +349,8 @@ export interface EntryInfo<V> {
   staleAt: number;
   /** When it stops being served at all, ms since the epoch (Infinity without a ttl). */
   expiresAt: number;
+  /** Changes on every write of the key and never comes back for it while the arena lives: what compareAndSet() compares. */
+  version: number;
   /** Bytes of its record in the arena (header, key, value). */
   size: number;
   /** Bytes of its stored value. */
@@ -401,6 +405,12 @@ export interface SharedCacheStats extends InvalidationStats {
   hitRatio: number;
   sets: number;
   deletes: number;
+  /** incr() calls. */
+  increments: number;
+  /** add, replace, compareAndSet, touch and update writes that happened (also counted in sets or deletes). */
+  conditionalWrites: number;
+  /** add, replace, compareAndSet and touch calls whose condition did not hold, and update() retries. */
+  conditionalMisses: number;
   /** evictionsMemory + evictionsMax. */
   evictions: number;
   evictionsMemory: number;
@@ -473,6 +483,7 @@ export interface SharedCacheInspectOptions {
  */
 export type InspectedEntry =
   | { key: string | Buffer; valueKind: 'string'; value: string }
+  | { key: string | Buffer; valueKind: 'number'; value: number }
   | { key: string | Buffer; valueKind: 'buffer'; value: Buffer }
   | { key: string | Buffer; valueKind: 'codec'; value: unknown }
   | { key: string | Buffer; valueKind: 'encoded'; value: Buffer; codec: string; error?: string };
@@ -627,6 +638,38 @@ export declare class SharedCache<K extends CacheKey = CacheKey, V = unknown> imp
 
   /** Removes every entry, for every attached thread. Counters are kept. */
   clear(): void;
+
+  // Atomic operations: each reads and writes the key in one step, with no
+  // write of any thread or process in between (docs/shared-cache.md#atomic-operations).
+
+  /** Stores `value` only if `key` has no entry (or an expired one); true if it stored. */
+  add(key: K, value: Defined<V>, options?: SetOptions): boolean;
+
+  /** Stores `value` only over an existing entry of `key` (a stale one counts); true if it stored. */
+  replace(key: K, value: Defined<V>, options?: SetOptions): boolean;
+
+  /** Stores `value` only if `key` still has `version` (info(key).version); true if it stored. */
+  compareAndSet(key: K, version: number, value: Defined<V>, options?: SetOptions): boolean;
+
+  /**
+   * Adds `delta` (default 1) to the number under `key` and returns the
+   * result; a missing or expired key starts at `initial` (0) with `ttl`. A key
+   * holding anything else is ERR_NOT_A_NUMBER, left as it is.
+   */
+  incr(key: K, delta?: number, options?: { initial?: number; ttl?: number }): number;
+
+  /**
+   * Stores `fn(current)` only if no other write of `key` came in between,
+   * calling `fn` again otherwise (up to 100 times, then
+   * ERR_UPDATE_CONFLICT); `fn` returning undefined deletes. Returns what was stored.
+   */
+  update<R extends V | undefined>(key: K, fn: (current: V | undefined) => R, options?: SetOptions): R;
+
+  /** Gives an existing `key` a ttl of `ttl` ms from now (0: none) without rewriting its value; true if it had an entry. */
+  touch(key: K, ttl: number): boolean;
+
+  /** Removes `key` and returns its value in one step (exactly one of any number of callers gets it), or undefined. */
+  take(key: K, options?: GetOptions): V | undefined;
 
   /** The InvalidationBus started on this instance, or null. */
   get invalidation(): InvalidationBus | null;

@@ -23,7 +23,7 @@ import { ArenaInspector } from '../arena/entries/inspector.js';
 import { MAGIC } from '../arena/common/layout.js';
 import { inspectArenaFile } from '../arena/common/file.js';
 import { checkArenaPath } from '../arena/common/file-backing.js';
-import { KEY_STRING, VALUE_CODEC, VALUE_UTF8 } from '../arena/entries/record.js';
+import { KEY_STRING, VALUE_CODEC, VALUE_NUMBER, VALUE_UTF8 } from '../arena/entries/record.js';
 import { mappingRelease } from '../native/mapped-file.js';
 import { cacheStats } from './cache-stats.js';
 import { lastOpen } from '../arena/entries/restart.js';
@@ -58,10 +58,10 @@ function closedError() {
 /**
  * An entry as entries() gives it: the key (a string, or a Buffer), and the
  * value as stored, decoded where it can be: `valueKind` 'string' (a
- * string), 'buffer' (a Buffer), 'codec' (decoded by the codec) or
- * 'encoded' (a Buffer of the bytes `codec` encoded, which this process
- * cannot decode; `error` says why when the codec threw).
- * @typedef {{ key: string | Buffer, valueKind: 'string' | 'buffer' | 'codec' | 'encoded', value: unknown, codec?: string, error?: string }} InspectedEntry
+ * string), 'number' (a number), 'buffer' (a Buffer), 'codec' (decoded by
+ * the codec) or 'encoded' (a Buffer of the bytes `codec` encoded, which
+ * this process cannot decode; `error` says why when the codec threw).
+ * @typedef {{ key: string | Buffer, valueKind: 'string' | 'number' | 'buffer' | 'codec' | 'encoded', value: unknown, codec?: string, error?: string }} InspectedEntry
  */
 
 export class CacheInspector {
@@ -190,6 +190,7 @@ export class CacheInspector {
   /** A stored value for display: { valueKind, value, codec? } (see InspectedEntry). */
   #value(entry) {
     if (entry.valueKind === VALUE_UTF8) return { valueKind: 'string', value: entry.value };
+    if (entry.valueKind === VALUE_NUMBER) return { valueKind: 'number', value: entry.value };
     if (entry.valueKind !== VALUE_CODEC) return { valueKind: 'buffer', value: entry.value };
     const encoded = { valueKind: 'encoded', value: entry.value, codec: this.codecName };
     if (this.#decoder === null) return encoded;

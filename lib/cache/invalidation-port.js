@@ -7,7 +7,7 @@
 
 import { kWaitFully } from '../internal-symbols.js';
 import { keyHasPrefix } from './key-encoder.js';
-import { VALUE_CODEC, VALUE_RAW, VALUE_UTF8 } from '../arena/entries/record.js';
+import { NUMBER_BYTES, VALUE_CODEC, VALUE_NUMBER, VALUE_RAW, VALUE_UTF8 } from '../arena/entries/record.js';
 
 export class InvalidationPort {
   /** @type {import('./shared-cache.js').SharedCache} */
@@ -93,6 +93,8 @@ export class InvalidationPort {
     if (kind === VALUE_UTF8 || kind === VALUE_RAW || kind === VALUE_CODEC) {
       const bytes = value.subarray(1);
       if (this.#storeEncoded(kind, kind === VALUE_UTF8 ? bytes.toString('utf8') : bytes, bytes.length)) return;
+    } else if (kind === VALUE_NUMBER && value.length === 1 + NUMBER_BYTES) {
+      if (this.#storeEncoded(kind, value.readDoubleLE(1), NUMBER_BYTES)) return;
     }
     // A delete, or a marker this cache cannot hold (or of an unknown kind): at least not stale.
     arena.delete(keys);

@@ -52,6 +52,13 @@ const ALLOW_STALE = Object.freeze({ allowStale: true });
 /** How many times update() reads and writes before it gives up (ERR_UPDATE_CONFLICT). */
 const UPDATE_ATTEMPTS = 100;
 
+/** A number as the 8 bytes (a little-endian float64) a version marker carries it in. */
+function numberBytes(value) {
+  const bytes = Buffer.allocUnsafe(NUMBER_BYTES);
+  bytes.writeDoubleLE(value, 0);
+  return bytes;
+}
+
 /** What a decoded value that is not a number is, for ERR_NOT_A_NUMBER. */
 function kindOfValue(value) {
   if (value === null) return 'null';
@@ -897,9 +904,11 @@ export class SharedCache {
   /**
    * Stores a peer's value, in stored form, under the key last encoded, with
    * the default ttl; not published again, and no user code runs. False when
-   * this cache cannot hold it.
+   * this cache cannot hold it (a number, in an arena older processes may
+   * still read: see NUMBER_VALUES_VERSION).
    */
   #storeEncoded(kind, payload, length) {
+    if (kind === VALUE_NUMBER && !this.#numberValues) return false;
     const keys = this.#keyEncoder;
     const entry = this.#sized(kind, payload, length, keys.length, this.#defaultTtl, this.#defaultStale);
     if (entry === null) return false;
@@ -917,8 +926,15 @@ export class SharedCache {
     if (value === undefined) return undefined;
     // Taken before portableBytes(), which decodes (msgpackr extensions are user code that may read this cache).
     const kind = found.valueKind;
-    // Codec values travel without this arena's structures, which peers do not share.
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : kind === VALUE_CODEC ? portableBytes(this.#codec, value) : value;
+    // Codec values travel without this arena's structures, which peers do not share; numbers as 8 bytes, little-endian.
+    const bytes =
+      typeof value === 'string'
+        ? Buffer.from(value, 'utf8')
+        : typeof value === 'number'
+          ? numberBytes(value)
+          : kind === VALUE_CODEC
+            ? portableBytes(this.#codec, value)
+            : value;
     if (bytes === undefined) return undefined;
     const stored = Buffer.allocUnsafe(1 + bytes.length);
     stored[0] = kind;

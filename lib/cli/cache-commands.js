@@ -55,7 +55,7 @@ export const CACHE_COMMANDS = {
   keys: {
     usage: `arenacache cache keys <file> [--prefix <p>] [--values] ${CODEC_USAGE} [--json]`,
     about:
-      'List the live keys, sorted, one per line, read without opening the file as a cache: string keys as they are (JSON-quoted when they hold control characters or start with "hex:" or a double quote), Buffer keys as hex:<hex digits>. --prefix keeps string keys that start with <p>; a <p> of hex:<digits> also keeps the Buffer keys whose bytes start with those. --values adds each value after a tab: a string JSON-quoted, a Buffer as hex:<digits>, a value of the default codec (or of --codec\'s) decoded, one of another codec as <codec name> hex:<its bytes>. --json prints [{ key, kind }], kind "string" or "buffer" (key in hex), with --values also valueKind ("string", "buffer", "codec" or "encoded") and value (hex for "buffer" and "encoded", which adds codec). Shards that stayed busy are named on stderr.',
+      'List the live keys, sorted, one per line, read without opening the file as a cache: string keys as they are (JSON-quoted when they hold control characters or start with "hex:" or a double quote), Buffer keys as hex:<hex digits>. --prefix keeps string keys that start with <p>; a <p> of hex:<digits> also keeps the Buffer keys whose bytes start with those. --values adds each value after a tab: a string JSON-quoted, a number as it is, a Buffer as hex:<digits>, a value of the default codec (or of --codec\'s) decoded, one of another codec as <codec name> hex:<its bytes>. --json prints [{ key, kind }], kind "string" or "buffer" (key in hex), with --values also valueKind ("string", "number", "buffer", "codec" or "encoded") and value (hex for "buffer" and "encoded", which adds codec). Shards that stayed busy are named on stderr.',
     options: { prefix: { type: 'string' }, values: { type: 'boolean' } },
   },
   reset: {
@@ -226,7 +226,8 @@ function shownValue({ valueKind, value, codec }) {
 
 /** A value as keys --values --json prints it: bytes in hex, a decoded value as it is. */
 function jsonValue({ valueKind, value, codec, error }) {
-  if (valueKind === 'string' || valueKind === 'codec') return { valueKind, value };
+  // A number as JSON has it (NaN and ±Infinity become null there: the text output shows them).
+  if (valueKind === 'string' || valueKind === 'number' || valueKind === 'codec') return { valueKind, value };
   const shown = { valueKind, codec, value: hex(value), error };
   if (codec === undefined) delete shown.codec;
   if (error === undefined) delete shown.error;

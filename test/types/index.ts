@@ -110,6 +110,23 @@ counters.get(Buffer.from('hits'));
 const wrong: number = counters.get('hits');
 // @ts-expect-error undefined is not a value (use delete())
 anyCache.set('k', undefined);
+
+// Atomic operations.
+expectType<number>(counters.incr('hits'));
+expectType<number>(counters.incr('hits', -2, { initial: 10, ttl: 1000 }));
+expectType<boolean>(counters.add('hits', 0));
+expectType<boolean>(counters.replace('hits', 1, { ttl: 5 }));
+expectType<boolean>(counters.compareAndSet('hits', counters.info('hits')?.version ?? 0, 2));
+expectType<number>(counters.update('hits', (n) => (n ?? 0) + 1));
+expectType<undefined>(counters.update('hits', () => undefined));
+expectType<boolean>(counters.touch('hits', 1000));
+expectType<number | undefined>(counters.take('hits'));
+// @ts-expect-error delta is a number
+counters.incr('hits', '1');
+// @ts-expect-error the value type is number
+counters.add('hits', 'one');
+// @ts-expect-error incr() takes no staleWhileRevalidate
+counters.incr('hits', 1, { staleWhileRevalidate: 5 });
 // @ts-expect-error neither is a number key
 anyCache.get(42);
 
