@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { headerFieldIndex, H32_CLEAN_MARK, SHARD_META_BYTES } from '../lib/arena/common/layout.js';
+import { headerFieldIndex, H32_CLEAN_MARK, LAYOUT_VERSION, SHARD_META_BYTES } from '../lib/arena/common/layout.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { fileClose, fileLock, fileOpen, LOCK_EXCLUSIVE } from '../lib/native/mapped-file.js';
 import { SharedCache } from '../lib/index.js';
@@ -252,7 +252,7 @@ test('a clean mark in a file of an earlier layout version vouches for nothing', 
   closeSync(fd);
   const cache = SharedCache.open(path);
   assert.equal(cache.stats().lastOpen.how, 'checked');
-  assert.equal(readFileSync(path).readUInt32LE(4), 5, 'marked with this version before anything else is written');
+  assert.equal(readFileSync(path).readUInt32LE(4), LAYOUT_VERSION, 'marked with this version before anything else is written');
   cache.close();
 });
 
