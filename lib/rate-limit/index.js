@@ -164,23 +164,45 @@ export class SharedCacheStore {
    */
   async decrement(key) {
     const cacheKey = this.#cacheKey(key, 'decrement');
-    const cache = this.#cache;
     for (let attempt = 0; attempt < DECREMENT_ATTEMPTS; attempt++) {
-      const entry = cache.info(cacheKey);
+      const entry = this.#cache.info(cacheKey);
       if (entry === undefined) return;
       if (typeof entry.value !== 'number') throw notACount(cacheKey, entry.value);
       if (entry.value <= 0) return;
       // incr(-1) would keep the expiry, but on a key that expired since the
       // read it would start a window; compareAndSet() stores only over the
-      // entry read, with what is left of its window.
-      const left = entry.expiresAt === Infinity ? 0 : entry.expiresAt - Date.now();
-      if (left <= 0 && entry.expiresAt !== Infinity) return;
-      if (cache.compareAndSet(cacheKey, entry.version, entry.value - 1, { ttl: left, staleWhileRevalidate: 0 })) return;
+      // entry read.
+      if (this.#storeUntil(cacheKey, entry.version, entry.value - 1, entry.expiresAt)) return;
     }
     throw new ArenaCacheError(
       codes.ERR_UPDATE_CONFLICT,
       `decrement(): key ${describe(cacheKey)} was changed by other writers between each of ${DECREMENT_ATTEMPTS} reads and the write after it; its count was left as it was`,
     );
+  }
+
+  /**
+   * compareAndSet() of `count` over the entry of `version`, ending at `end`
+   * (ms since the epoch, or Infinity) as it did: true if it stored, or if
+   * the window ended meanwhile (nothing to take back from), false if
+   * another write came first. A ttl is relative to the cache's Date.now()
+   * at the write, a little after the one the ttl is computed from: when
+   * the clock ticked in between, the end came out a millisecond late, and
+   * is written again (the count as it is by then) until it is `end`.
+   */
+  #storeUntil(cacheKey, version, count, end) {
+    const cache = this.#cache;
+    for (let write = 0; write < DECREMENT_ATTEMPTS; write++) {
+      const now = Date.now();
+      if (end <= now) return true;
+      const ttl = end === Infinity ? 0 : end - now;
+      if (!cache.compareAndSet(cacheKey, version, count, { ttl, staleWhileRevalidate: 0 })) return write > 0;
+      // The write read the clock between these two reads of it.
+      if (end === Infinity || Date.now() === now) return true;
+      const written = cache.info(cacheKey);
+      if (written === undefined || written.expiresAt <= end || typeof written.value !== 'number') return true;
+      ({ version, value: count } = written);
+    }
+    return true;
   }
 
   /**
