@@ -104,6 +104,8 @@ export const codes = Object.freeze({
   ERR_IOREDIS_MISSING: 'ERR_IOREDIS_MISSING',
   /** createKeyv(): the keyv package could not be loaded. */
   ERR_KEYV_MISSING: 'ERR_KEYV_MISSING',
+  /** arenacache/rate-limit: increment() on a store that init() has not given its window yet. */
+  ERR_STORE_NOT_INITIALIZED: 'ERR_STORE_NOT_INITIALIZED',
   /** The native addon is not available (not built, or failed to load). */
   ERR_NATIVE_UNAVAILABLE: 'ERR_NATIVE_UNAVAILABLE',
 });

@@ -19,6 +19,7 @@ export const LAYERS = Object.freeze({
   'inode-fs': ['cache', 'fs-compat', 'native'],
   invalidation: ['cache', 'native'],
   keyv: ['cache'],
+  'rate-limit': ['cache'],
   snapshot: ['fs-compat', 'native'],
   cli: ['cache', 'snapshot', 'native'],
 });

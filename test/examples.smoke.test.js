@@ -9,9 +9,9 @@ import { nativeAvailable } from '../lib/native/addon.js';
 
 const TIMEOUT_MS = 30_000;
 
-/** Runs examples/<name>/index.js; resolves with its stdout once it exited 0 (else rejects with its output). */
-function runExample(name, { args = [], env = {} } = {}) {
-  const file = fileURLToPath(new URL(`../examples/${name}/index.js`, import.meta.url));
+/** Runs examples/<name>/<script> (index.js by default); resolves with its stdout once it exited 0 (else rejects with its output). */
+function runExample(name, { args = [], env = {}, script = 'index.js' } = {}) {
+  const file = fileURLToPath(new URL(`../examples/${name}/${script}`, import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [file, ...args], { env: { ...process.env, ...env }, timeout: TIMEOUT_MS, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) {
@@ -95,6 +95,28 @@ test('http-swr: miss, hit, stale answer at once while refreshing, the refreshed 
   assert.equal(loads, 4, 'ACME twice, BETA once, SLOW once');
   assert.ok(staleCount >= 1);
   assert.equal(timeouts, 1);
+});
+
+test('rate-limit: the 4 workers of a cluster share one limit of 10: 10 of 30 requests pass, from several workers', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
+  const { stdout } = await runExample('rate-limit', { env: { EXAMPLE_SMOKE: '1' } });
+  const file = find(stdout, /^primary \d+: 4 workers listening on port \d+, limit 10 per minute, counts in (.+)$/m)[1];
+  assert.equal(Number(find(stdout, /^requests: 30, answered by (\d+) workers$/m)[1]), 4);
+  const [, passed, passedBy, limited] = find(stdout, /^passed: (\d+) \(by (\d+) workers\), limited \(429\): (\d+)$/m).map(Number);
+  assert.deepEqual([passed, limited], [10, 20], 'one limit for the cluster, not 10 per worker');
+  assert.ok(passedBy >= 2, `passes from ${passedBy} workers`);
+  assert.match(stdout, /^after the limit: "Too many requests, please try again later\.", next window in \d+ s$/m);
+  assert.match(stdout, /^workers stopped, limit file removed$/m);
+  assert.equal(existsSync(file), false);
+});
+
+test('rate-limit/two-apps.js: two separate apps on one file share one limit of 8', { skip: !nativeAvailable && 'native addon unavailable' }, async () => {
+  const { stdout } = await runExample('rate-limit', { script: 'two-apps.js', env: { EXAMPLE_SMOKE: '1' } });
+  const lines = [...stdout.matchAll(/^(orders|billing): (200|429) .*, remaining (\d+)$/gm)];
+  assert.equal(lines.length, 20, stdout);
+  assert.deepEqual(lines.slice(0, 8).map((line) => [line[2], Number(line[3])]), Array.from({ length: 8 }, (_, i) => ['200', 7 - i]), 'the first 8, alternating between the apps, count down one limit');
+  assert.ok(lines.slice(8).every((line) => line[2] === '429'));
+  assert.match(stdout, /^passed: 8 of 20 \(limit 8 per minute for both apps together\), limited: 12$/m);
+  assert.match(stdout, /^apps stopped, limit file removed$/m);
 });
 
 test('examples/README.md describes every example and says they are ES modules', () => {

@@ -13,6 +13,7 @@ const ENTRIES = {
   meta: '../lib/inode-fs/index.js',
   snapshot: '../lib/snapshot/index.js',
   keyv: '../lib/keyv/index.js',
+  'rate-limit': '../lib/rate-limit/index.js',
 };
 
 // Public-looking members left out of the declarations on purpose.

@@ -68,6 +68,7 @@ export type ErrorCode =
   | 'ERR_INVALIDATION_UNSUPPORTED'
   | 'ERR_IOREDIS_MISSING'
   | 'ERR_KEYV_MISSING'
+  | 'ERR_STORE_NOT_INITIALIZED'
   | 'ERR_NATIVE_UNAVAILABLE';
 
 /** The error codes by name, each mapped to itself (a frozen object). */
