@@ -63,7 +63,7 @@ const FREEZE_DEPTH = 64;
 export const NEAR_MAX_VALUE_SHARE = 16;
 /**
  * What an entry costs beyond its value's and key's lengths: its `indexes`
- * Map entry, its slots in `keys`, `values` and `sizes` (which grow by
+ * Map entry, its slots in `keys`, `ready` and `sizes` (which grow by
  * doubling), its 64-byte line of `hot`, and the key's and value's object
  * headers. Measured: a thread holding 66,064 4 KiB strings under 10-byte
  * keys grew by 4,335 bytes of heap and ArrayBuffers per entry, about 200
@@ -98,14 +98,16 @@ const TOUCHABLE = 2;
 /** Entries `hot` has room for at first; it doubles as the near cache fills. */
 const INITIAL_ENTRIES = 1024;
 
-// What a hit of an armed entry reads, float64s in NearCache.checks,
-// CHECK_FIELDS apart (16 bytes: four entries a cache line).
-const CHECK_FIELDS = 2;
+// What a hit of an armed entry reads, in NearCache.ready, READY_FIELDS
+// apart (24 bytes: mostly within one cache line).
+const READY_FIELDS = 3;
+/** The entry's value: a string or a frozen object (undefined: no entry). */
+const READY_VALUE = 0;
 /** The slot's group, as HOT_GROUP. */
-const CHECK_GROUP = 0;
+const READY_GROUP = 1;
 /** HOT_WRITES while the entry is armed (see NearCache#arm), else NaN, which no count equals. */
-const CHECK_WRITES = 1;
-/** CHECK_WRITES of an entry that is not armed. */
+const READY_WRITES = 2;
+/** READY_WRITES of an entry that is not armed. */
 const UNARMED = NaN;
 
 export class NearCache {
@@ -144,22 +146,23 @@ export class NearCache {
     this.maxDoorkeeperWords = doorkeeperWords(Math.min(capacity, Math.floor(maxBytes / NEAR_ENTRY_BYTES)));
     /** Keys the doorkeeper has noted since it was last cleared. */
     this.doorkeeperNoted = 0;
-    // Entries are columns, not objects: a hit reads the Map, one line of
-    // `hot` and the value's slot in `values`, all dense. Entry objects,
-    // allocated one by one between the values they keep, spread hits over
-    // the whole heap: with 4 KiB strings, a hit then cost 2.5 times more.
+    // Entries are columns, not objects: a hit reads the Map and the entry's
+    // fields in `ready`, and a hit that checks more one line of `hot`, all
+    // dense. Entry objects, allocated one by one between the values they
+    // keep, spread hits over the whole heap: with 4 KiB strings, a hit then
+    // cost 2.5 times more.
     /** @type {Map<string, number>} key -> entry index */
     this.indexes = new Map();
     /** Keys by entry index (undefined: forgotten by delete()). */
     this.keys = [];
-    /** Strings and frozen objects, by entry index. */
-    this.values = [];
+    /**
+     * Each entry's value, and what a hit of an armed entry checks (see
+     * READY_FIELDS), side by side: over 83,000 entries (bench:hot), `hot`
+     * is 5 MiB, past the CPU's L2 cache, and its line was half of a hit's
+     * time; the value and the check in separate arrays, a fifth.
+     */
+    this.ready = [];
     this.hot = new Float64Array(HOT_FIELDS * Math.min(capacity, INITIAL_ENTRIES));
-    // A hit of an entry that needs no more than its group's count checked
-    // reads 16 bytes of `checks` instead of its 64-byte line of `hot`: over
-    // 83,000 entries (bench:hot), `hot` is 5 MiB, past the CPU's L2 cache,
-    // and that line was half of a hit's time (the Map lookup most of the rest).
-    this.checks = unarmedChecks(this.hot.length / HOT_FIELDS);
     /** Each entry's estimated bytes (0: no entry), by entry index. */
     this.sizes = new Float64Array(this.hot.length / HOT_FIELDS);
     /** Entry indexes without a key (forgotten by delete() or evicted to make room), reused first. */
@@ -178,13 +181,13 @@ export class NearCache {
   get(key, found) {
     const index = this.indexes.get(key);
     if (index === undefined) return undefined;
-    const checks = this.checks;
-    const c = index * CHECK_FIELDS;
+    const ready = this.ready;
+    const r = index * READY_FIELDS;
     // Armed: nothing but the group's count to check (see #arm).
-    if (this.groupWrites[checks[c + CHECK_GROUP]] === checks[c + CHECK_WRITES]) {
+    if (this.groupWrites[ready[r + READY_GROUP]] === ready[r + READY_WRITES]) {
       this.counters[NEAR_HITS]++;
       if (found !== null) this.#fill(found, index * HOT_FIELDS);
-      return this.values[index];
+      return ready[r + READY_VALUE];
     }
     return this.#check(index, found);
   }
@@ -205,7 +208,7 @@ export class NearCache {
     if (hot[h + HOT_FLAGS] !== USED) this.#use(h);
     this.#arm(index, h);
     this.counters[NEAR_HITS]++;
-    const value = this.values[index];
+    const value = this.ready[index * READY_FIELDS + READY_VALUE];
     if (found !== null) this.#fill(found, h);
     return value;
   }
@@ -221,7 +224,9 @@ export class NearCache {
     const hot = this.hot;
     const writes = hot[h + HOT_WRITES];
     if (!WEAK_MEMORY_ORDER && writes !== STAMP_HOLDS && hot[h + HOT_EXPIRES_AT] === 0 && hot[h + HOT_FLAGS] === USED) {
-      this.checks[index * CHECK_FIELDS + CHECK_WRITES] = writes;
+      // As an int32 while it is one, which the array holds unboxed: a boxed
+      // number would cost a hit another load, from wherever it was allocated.
+      this.ready[index * READY_FIELDS + READY_WRITES] = (writes | 0) === writes ? writes | 0 : writes;
     }
   }
 
@@ -270,8 +275,8 @@ export class NearCache {
       index = this.indexes.get(key);
     }
     if (index === undefined) index = this.#entryFor(key);
-    this.values[index] = value;
-    this.#note(index * HOT_FIELDS, shard, slot, offset, stamp, expiresAt);
+    this.ready[index * READY_FIELDS + READY_VALUE] = value;
+    this.#note(index, shard, slot, offset, stamp, expiresAt);
     this.#resize(index, size);
     return value;
   }
@@ -292,8 +297,8 @@ export class NearCache {
     if (size > this.maxEntryBytes) return;
     const index = this.indexes.get(key);
     if (index === undefined) return;
-    this.values[index] = value;
-    this.#note(index * HOT_FIELDS, written.shard, written.slot, written.offset, written.stamp, written.expiresAt);
+    this.ready[index * READY_FIELDS + READY_VALUE] = value;
+    this.#note(index, written.shard, written.slot, written.offset, written.stamp, written.expiresAt);
     this.#resize(index, size);
   }
 
@@ -310,9 +315,10 @@ export class NearCache {
     while (this.bytes > this.maxBytes) this.#forget(this.#victim(index));
   }
 
-  /** Notes in the entry at `h` the record it now holds (see keep()): checked in full at its next hit. */
-  #note(h, shard, slot, offset, stamp, expiresAt) {
+  /** Notes in the entry at `index` the record it now holds (see keep()): checked in full at its next hit. */
+  #note(index, shard, slot, offset, stamp, expiresAt) {
     const hot = this.hot;
+    const h = index * HOT_FIELDS;
     const group = shard.groupOf(slot);
     hot[h + HOT_WRITES] = STAMP_HOLDS;
     hot[h + HOT_EXPIRES_AT] = expiresAt;
@@ -322,9 +328,9 @@ export class NearCache {
     hot[h + HOT_OFFSET] = offset;
     hot[h + HOT_STAMP] = stamp;
     hot[h + HOT_GROUP] = group;
-    const c = (h / HOT_FIELDS) * CHECK_FIELDS;
-    this.checks[c + CHECK_GROUP] = group;
-    this.checks[c + CHECK_WRITES] = UNARMED;
+    const r = index * READY_FIELDS;
+    this.ready[r + READY_GROUP] = group;
+    this.ready[r + READY_WRITES] = UNARMED;
   }
 
   /** Whether a key not kept may enter: the doorkeeper saw its hash since it was last cleared. */
@@ -369,19 +375,19 @@ export class NearCache {
   #forget(index) {
     this.indexes.delete(this.keys[index]);
     this.keys[index] = undefined;
-    this.values[index] = undefined;
+    const r = index * READY_FIELDS;
+    this.ready[r + READY_VALUE] = undefined;
+    this.ready[r + READY_WRITES] = UNARMED;
     this.bytes -= this.sizes[index];
     this.sizes[index] = 0;
-    this.checks[index * CHECK_FIELDS + CHECK_WRITES] = UNARMED;
     this.free.push(index);
   }
 
   clear() {
     this.indexes.clear();
     this.keys = [];
-    this.values = [];
+    this.ready = [];
     this.hot = new Float64Array(HOT_FIELDS * Math.min(this.capacity, INITIAL_ENTRIES));
-    this.checks = unarmedChecks(this.hot.length / HOT_FIELDS);
     this.sizes = new Float64Array(this.hot.length / HOT_FIELDS);
     this.free = [];
     this.bytes = 0;
@@ -402,15 +408,12 @@ export class NearCache {
     } else if (keys.length < this.capacity) {
       index = keys.length;
       keys.push(key);
-      this.values.push(undefined);
+      this.ready.push(undefined, 0, UNARMED);
       if (this.hot.length < keys.length * HOT_FIELDS) {
         const entries = Math.min(this.capacity, 2 * keys.length);
         const grown = new Float64Array(entries * HOT_FIELDS);
         grown.set(this.hot);
         this.hot = grown;
-        const checks = unarmedChecks(entries);
-        checks.set(this.checks);
-        this.checks = checks;
         const sizes = new Float64Array(entries);
         sizes.set(this.sizes);
         this.sizes = sizes;
@@ -444,20 +447,13 @@ export class NearCache {
         const flags = hand * HOT_FIELDS + HOT_FLAGS;
         if ((hot[flags] & USED) === 0) break;
         hot[flags] &= ~USED;
-        this.checks[hand * CHECK_FIELDS + CHECK_WRITES] = UNARMED;
+        this.ready[hand * READY_FIELDS + READY_WRITES] = UNARMED;
       }
       hand++;
     }
     this.hand = hand + 1;
     return hand;
   }
-}
-
-/** NearCache.checks for `entries` entries, none armed. */
-function unarmedChecks(entries) {
-  const checks = new Float64Array(entries * CHECK_FIELDS);
-  for (let c = CHECK_WRITES; c < checks.length; c += CHECK_FIELDS) checks[c] = UNARMED;
-  return checks;
 }
 
 /** Int32 words of a doorkeeper with DOORKEEPER_BITS_PER_ENTRY for each of `entries` (a power of two, at least 32). */
