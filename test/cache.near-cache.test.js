@@ -417,3 +417,34 @@ test('by default the near cache is bounded by bytes, not by a thousand entries',
   assert.equal(cache.stats().nearHits - before, 5000);
   cache.close();
 });
+
+test('an entry answered many times in a row still ends at once on a set, delete or clear by another instance, and its ttl still holds', async () => {
+  const writer = newCache({ shards: 1 });
+  const reader = SharedCache.attach(writer.handle, { nearCache: 100 });
+  const hammer = (key, expected) => {
+    const before = reader.stats().nearHits;
+    for (let i = 0; i < 100; i++) assert.deepEqual(reader.get(key), expected);
+    assert.equal(reader.stats().nearHits, before + 100);
+  };
+  writer.set('k', { v: 1 });
+  warm(reader, 'k');
+  hammer('k', { v: 1 });
+  writer.set('k', { v: 2 });
+  assert.deepEqual(reader.get('k'), { v: 2 });
+  warm(reader, 'k');
+  hammer('k', { v: 2 });
+  writer.delete('k');
+  assert.equal(reader.get('k'), undefined);
+  writer.set('k', 'three');
+  warm(reader, 'k');
+  hammer('k', 'three');
+  writer.clear();
+  assert.equal(reader.get('k'), undefined);
+  // Timed from before the set, as in the ttl test above; long enough for warm() on a loaded machine.
+  const expiresAt = Date.now() + 400;
+  writer.set('k', 'four', { ttl: 400 });
+  warm(reader, 'k');
+  while (Date.now() < expiresAt - 200) assert.equal(reader.get('k'), 'four');
+  await sleep(Math.max(0, expiresAt - Date.now()) + 20);
+  assert.equal(reader.get('k'), undefined);
+});

@@ -23,7 +23,6 @@ import { HOLDS_CODEC_VALUE, IF_ABSENT, IF_PRESENT, IF_VERSION, incrementNumber, 
 import { REMOVE_LAPSED } from '../arena/entries/arena.js';
 import { FlightTable } from './flights.js';
 import { CacheInspector } from './cache-inspector.js';
-import { STAT } from '../arena/common/thread-stats.js';
 import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
 import { LatencySampler } from './latency.js';
@@ -243,7 +242,7 @@ export class SharedCache {
   #found = new FoundEntry();
 
   /**
-   * The value the near cache keeps for `key`, counted as a near hit, or
+   * The value the near cache keeps for `key` (it counts the near hit), or
    * undefined (not kept, or no longer current). The near cache keeps fresh
    * values only: their stamps lapse at the stale time. On a hit, `out` (the
    * caller's record, or null) is filled with the entry's stamp.
@@ -251,9 +250,7 @@ export class SharedCache {
   #keptValue(key, out) {
     const near = this.#near;
     if (near === null || typeof key !== 'string') return undefined;
-    const kept = near.get(key, out);
-    if (kept !== undefined) this.#arena.counters[STAT.nearHits]++;
-    return kept;
+    return near.get(key, out);
   }
 
   /**
