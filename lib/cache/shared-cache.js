@@ -22,6 +22,7 @@ import {
 import { HOLDS_CODEC_VALUE, IF_ABSENT, IF_PRESENT, IF_VERSION, incrementNumber, removeIfVersion, storeIf, takeValue, touchEntry } from '../arena/entries/atomic-ops.js';
 import { REMOVE_LAPSED } from '../arena/entries/arena.js';
 import { FlightTable } from './flights.js';
+import { STAT } from '../arena/common/thread-stats.js';
 import { CacheInspector } from './cache-inspector.js';
 import { Fetcher } from './fetcher.js';
 import { KeyEncoder } from './key-encoder.js';
