@@ -174,8 +174,15 @@ export class ShardLock {
     if (truncation !== null && truncation.faults[0] !== truncation.seen) truncation.check();
     const meta = shard.meta;
     const seq = meta[M_SEQ];
-    if ((seq & 1) === 0 && Atomics.compareExchange(meta, M_SEQ, seq, (seq + 1) | 0) === seq) {
-      return this.own(meta, (seq + 1) | 0);
+    const held = (seq + 1) | 0;
+    if ((seq & 1) === 0 && Atomics.compareExchange(meta, M_SEQ, seq, held) === seq) {
+      // own(), written out: every set takes this path, and its callers run
+      // out of V8's inlining budget before own() (a call per set).
+      meta[M_OWNER_PID] = this.ownerWord;
+      meta[M_OWNER_TID] = this.ownerId;
+      if (WEAK_MEMORY_ORDER) Atomics.store(meta, M_OWNER_SEQ, held);
+      else meta[M_OWNER_SEQ] = held;
+      return held;
     }
     return this.acquireContended(shard);
   }
@@ -209,7 +216,7 @@ export class ShardLock {
     }
   }
 
-  /** Records this thread as the owner of holding `held` (identity first, then whose it is). */
+  /** Records this thread as the owner of holding `held` (identity first, then whose it is; acquire() writes the same). */
   own(meta, held) {
     recordOwner(meta, held, this.ownerWord, this.ownerId);
     return held;

@@ -551,14 +551,15 @@ export class Arena {
   /**
    * Stores `entry` under `key` (see the types at the top of this file).
    * `entry.size` must not exceed the region (the cache checks). Fills
-   * `written` with the record as this holding of the lock left it (its
-   * stamp lets a near cache keep the value: see record-stamp.js).
+   * `written`, when given, with the record as this holding of the lock left
+   * it (its stamp lets a near cache keep the value: see record-stamp.js).
    * @param {EncodedKey} key
    * @param {EntryToStore} entry
-   * @param {FoundEntry} [written] the caller's
+   * @param {FoundEntry | null} [written] the caller's, or null: nobody keeps the value
    */
-  set(key, entry, written = this.probe) {
+  set(key, entry, written = null) {
     const shard = this.shards[key.hash & this.shardMask];
+    const found = written === null ? this.probe : written;
     // The key is looked up before the lock is taken, as a reader would: the
     // cache misses of the lookup (and, with threads setting the same keys,
     // the moves of the record's lines from another core) then fall outside
@@ -566,20 +567,23 @@ export class Arena {
     // wait for. The lookup holds if the lock is taken at the very next
     // sequence value: no write came in between.
     const seq = sequenceBefore(shard.meta);
-    const slot = (seq & 1) === 0 ? shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, written) : -1;
-    const offset = written.offset;
+    const slot = (seq & 1) === 0 ? shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, found) : -1;
+    const offset = found.offset;
     const held = this.lock.acquire(shard);
     try {
-      const stored = this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry, written);
+      const stored = this.storeLocked(shard, held === ((seq + 1) | 0) ? slot : NOT_LOOKED_UP, offset, key, entry, found);
       // The record as this holding of the lock leaves it (the next holder
       // may change it): its place, stamp and freshness. Written out here, not
       // called: in a call, its size kept findSlot above from being inlined.
-      const at = (shard.table[2 * stored] - 1) * 8;
-      written.shard = shard;
-      written.slot = stored;
-      written.offset = at;
-      written.stamp = shard.f64[(at >>> 3) + STAMP_F64];
-      written.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
+      // Skipped when no near cache keeps the value.
+      if (written !== null) {
+        const at = (shard.table[2 * stored] - 1) * 8;
+        written.shard = shard;
+        written.slot = stored;
+        written.offset = at;
+        written.stamp = shard.f64[(at >>> 3) + STAMP_F64];
+        written.expiresAt = entry.staleAt > 0 ? entry.staleAt : entry.expiresAt;
+      }
     } finally {
       this.lock.release(shard, held);
     }
