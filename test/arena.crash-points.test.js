@@ -13,17 +13,13 @@
 // of numbers, which must keep one or the other: arena.increment-crash-points.test.js.)
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/entries/arena.js';
 import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/entries/record.js';
 import { M_MOVE_FROM } from '../lib/arena/common/shard-meta.js';
-import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { FoundEntry } from '../lib/arena/entries/record-stamp.js';
 import { nativeAvailable } from '../lib/native/addon.js';
-import { arenaPath } from './helpers/arena-files.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
-import { crashPoints, recordWrites, replay } from './helpers/crash-points.js';
+import { crashPointCache, crashPoints, recordWrites, replay } from './helpers/crash-points.js';
 
 const OPS = STRESS ? 200 : 40;
 const KEYS = 120;
@@ -46,14 +42,7 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
     const seed = testSeed();
     const random = seededRandom(seed);
     // Small: rings wrap, records are relocated and promoted, entries evicted.
-    const options = { memoryBytes: MiB, shards: 1, nearCache: 0, policy };
-    const cache = file ? SharedCache.open(arenaPath(t), options) : new SharedCache(options);
-    t.after(() => cache.close());
-    const arena = Arena.attach(cache.handle.buffer);
-    const shard = arena.shards[0];
-    assert.equal(shard.checksums, file);
-    const keys = new KeyEncoder(arena.header.maxKeyBytes, arena.stringHashStart, arena.bytesHashStart);
-    const memory = new Uint8Array(cache.handle.buffer);
+    const { cache, shard, keys, memory } = crashPointCache(t, file, { memoryBytes: MiB, policy });
     const universe = Array.from({ length: KEYS }, (_, i) => `k${i}`);
     const contents = () => new Map(universe.flatMap((key) => {
       const value = cache.get(key);

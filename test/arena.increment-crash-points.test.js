@@ -6,16 +6,12 @@
 // cache, a value written without its checksum resealed fails the check).
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { SharedCache } from '../lib/index.js';
-import { Arena } from '../lib/arena/entries/arena.js';
 import { addInPlace } from '../lib/arena/entries/atomic-ops.js';
 import { keyWord } from '../lib/arena/entries/record.js';
 import { M_UNDO_AT } from '../lib/arena/common/shard-meta.js';
-import { KeyEncoder } from '../lib/cache/key-encoder.js';
 import { FoundEntry } from '../lib/arena/entries/record-stamp.js';
 import { nativeAvailable } from '../lib/native/addon.js';
-import { arenaPath } from './helpers/arena-files.js';
-import { crashPoints, recordWrites, replay } from './helpers/crash-points.js';
+import { crashPointCache, crashPoints, recordWrites, replay } from './helpers/crash-points.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
@@ -27,14 +23,7 @@ for (const file of [false, true]) {
   test(`${what}: a holder dying after any write of an increment leaves the counter at its old or new value`, { skip: file && !nativeAvailable && 'native addon unavailable' }, (t) => {
     const seed = testSeed();
     const random = seededRandom(seed);
-    const options = { memoryBytes: MiB, shards: 1, nearCache: 0 };
-    const cache = file ? SharedCache.open(arenaPath(t), options) : new SharedCache(options);
-    t.after(() => cache.close());
-    const arena = Arena.attach(cache.handle.buffer);
-    const shard = arena.shards[0];
-    assert.equal(shard.checksums, file);
-    const keys = new KeyEncoder(arena.header.maxKeyBytes, arena.stringHashStart, arena.bytesHashStart);
-    const memory = new Uint8Array(cache.handle.buffer);
+    const { cache, shard, keys, memory } = crashPointCache(t, file, { memoryBytes: MiB });
     const universe = Array.from({ length: KEYS }, (_, i) => `n${i}`);
     // Some with a ttl: the value sits past the time field.
     for (const [i, key] of universe.entries()) cache.set(key, random.int(1000), i % 3 === 0 ? { ttl: 3_600_000 } : undefined);

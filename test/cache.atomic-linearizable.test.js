@@ -3,7 +3,6 @@
 // shares of incr, add, info + compareAndSet and get on shared keys at once,
 // and their histories are checked (test/helpers/atomic-history.js).
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import test from 'node:test';
@@ -12,6 +11,7 @@ import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { checkAtomicHistory } from './helpers/atomic-history.js';
+import { processHistories } from './helpers/history.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
@@ -76,23 +76,7 @@ test('incr, add, compareAndSet and get split across 3 processes on a cache file 
   const cache = SharedCache.open(path, { memoryBytes: 8 * MiB });
   t.after(() => cache.close());
   prepare(cache);
-  const children = shares.map((ops, writer) =>
-    fork(new URL('./fixtures/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, atomic: true })], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      serialization: 'advanced',
-    }),
-  );
-  const histories = await Promise.all(
-    children.map(async (child) => {
-      const [history] = await Promise.race([
-        once(child, 'message'),
-        once(child, 'exit').then(([code]) => {
-          throw new Error(`a history process exited with ${code} before reporting`);
-        }),
-      ]);
-      return history;
-    }),
-  );
+  const histories = await processHistories(shares.map((ops, writer) => ({ path, clockPath, ops, writer: writer + 1, parties: processes, atomic: true })));
   checked(cache, histories, seed);
 });
 

@@ -2,7 +2,6 @@
 // one in-memory cache, and processes on one file-backed cache, each running
 // its share of random set/delete/get operations with self-checking values.
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import test from 'node:test';
@@ -10,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { checkHistory } from './helpers/history.js';
+import { checkHistory, processHistories } from './helpers/history.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
 
@@ -74,22 +73,8 @@ for (const { nearCache, nearCacheBytes, getShare, form } of CASES) {
     writeFileSync(clockPath, Buffer.alloc(4096), { mode: 0o600 });
     const cache = SharedCache.open(path, { memoryBytes: 8 * MiB, nearCache, nearCacheBytes });
     t.after(() => cache.close());
-    const children = shares.map((ops, writer) =>
-      fork(new URL('./fixtures/history-process.js', import.meta.url), [JSON.stringify({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache, nearCacheBytes, form })], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        serialization: 'advanced',
-      }),
-    );
-    const histories = await Promise.all(
-      children.map(async (child) => {
-        const [history] = await Promise.race([
-          once(child, 'message'),
-          once(child, 'exit').then(([code]) => {
-            throw new Error(`a history process exited with ${code} before reporting`);
-          }),
-        ]);
-        return history;
-      }),
+    const histories = await processHistories(
+      shares.map((ops, writer) => ({ path, clockPath, ops, writer: writer + 1, parties: processes, nearCache, nearCacheBytes, form })),
     );
     const stats = cache.stats();
     assert.equal(stats.evictions, 0, 'the check assumes nothing is evicted');

@@ -4,7 +4,27 @@
 // over its typed arrays, so that a test can put the memory back, replay any
 // prefix of those writes (the state a holder that died right there leaves)
 // and rebuild the shard as a takeover would.
+import { SharedCache } from '../../lib/index.js';
+import { Arena } from '../../lib/arena/entries/arena.js';
 import { TAG_MASK } from '../../lib/arena/entries/policies.js';
+import { KeyEncoder } from '../../lib/cache/key-encoder.js';
+import { arenaPath } from './arena-files.js';
+
+/**
+ * A one-shard cache for test `t` (in memory, or `file`-backed, whose records
+ * carry checksums) with what a crash-point test reaches into: its arena, the
+ * shard, a key encoder of the arena's, and all its memory as bytes.
+ */
+export function crashPointCache(t, file, options) {
+  const settings = { memoryBytes: 2 ** 20, shards: 1, nearCache: 0, ...options };
+  const cache = file ? SharedCache.open(arenaPath(t), settings) : new SharedCache(settings);
+  t.after(() => cache.close());
+  const arena = Arena.attach(cache.handle.buffer);
+  const shard = arena.shards[0];
+  if (shard.checksums !== file) throw new Error(`the shard ${shard.checksums ? 'has' : 'lacks'} record checksums`);
+  const keys = new KeyEncoder(arena.header.maxKeyBytes, arena.stringHashStart, arena.bytesHashStart);
+  return { cache, arena, shard, keys, memory: new Uint8Array(cache.handle.buffer) };
+}
 
 /** The shard's memory, as Shard fields: every write to them is recorded. */
 const FIELDS = ['u32', 'u8', 'f64', 'bytes', 'table', 'meta', 'meta64', 'groupWrites', 'ghosts', 'counts'];

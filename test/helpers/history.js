@@ -3,7 +3,33 @@
 // gives a total order consistent with real time), recorded by worker
 // threads (test/fixtures/history-worker.js) or processes
 // (test/fixtures/history-process.js) and checked by checkHistory().
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { checkValue, makeValue, valueOrigin } from './checked-value.js';
+
+const historyProcess = new URL('../fixtures/history-process.js', import.meta.url);
+
+/**
+ * Forks test/fixtures/history-process.js once for each of `settings` (its
+ * argv JSON: see there) and resolves with their histories, in order; a
+ * process that exits before it reports rejects.
+ */
+export async function processHistories(settings) {
+  const children = settings.map((each) =>
+    fork(historyProcess, [JSON.stringify(each)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }),
+  );
+  return Promise.all(
+    children.map(async (child) => {
+      const [history] = await Promise.race([
+        once(child, 'message'),
+        once(child, 'exit').then(([code]) => {
+          throw new Error(`a history process exited with ${code} before reporting`);
+        }),
+      ]);
+      return history;
+    }),
+  );
+}
 
 /** How a checked value is stored: as the Buffer, as a string, or in an object (what the near cache keeps). */
 const FORMS = {
