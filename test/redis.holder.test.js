@@ -1,0 +1,91 @@
+// The TrackingHolder (lib/redis/holder.js) with processes on one cache file
+// and a real redis-server: exactly one process holds the Trackers, a write
+// to Redis by anyone deletes the entry every process reads, the lease is
+// kept fresh while the holder lives, and when the holder is killed another
+// process takes over within a second, with a new generation.
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import test from 'node:test';
+import { Redis } from 'ioredis';
+import { SharedCache } from '../lib/index.js';
+import { nativeAvailable } from '../lib/native/addon.js';
+import { entryKey, stateKeys } from '../lib/redis/holder.js';
+import { arenaPath } from './helpers/arena-files.js';
+import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { MiB } from './helpers/units.js';
+
+const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
+const holderFile = new URL('./fixtures/tracking-holder.js', import.meta.url);
+
+async function until(check, what, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function startHolder(settings) {
+  const child = fork(holderFile, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = once(child, 'exit');
+  const [first] = await Promise.race([once(child, 'message'), exited.then(([code]) => [`exited with ${code}`])]);
+  assert.equal(first, 'started');
+  const report = async () => {
+    const answer = once(child, 'message');
+    child.send('report');
+    return (await answer)[0];
+  };
+  return { child, exited, report };
+}
+
+test('one process of several holds the trackers; a write to Redis deletes the entry for all; a killed holder is replaced within a second', { skip, timeout: 60_000 }, async (t) => {
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const path = arenaPath(t);
+  const cache = SharedCache.open(path, { memoryBytes: 8 * MiB });
+  t.after(() => cache.close());
+  const namespace = 'app';
+  const { genKey, leaseKey } = stateKeys(namespace);
+  const holders = await Promise.all([1, 2, 3].map(() => startHolder({ path, port: server.port, namespace })));
+  t.after(() => holders.forEach(({ child }) => child.kill('SIGKILL')));
+
+  // One holder arms its tracker and bumps the generation; then it keeps the lease fresh.
+  await until(() => (cache.get(genKey) ?? 0) >= 1, 'the first generation');
+  await until(() => (cache.get(leaseKey) ?? 0) > Date.now(), 'a fresh lease');
+  const reports = await Promise.all(holders.map(({ report }) => report()));
+  assert.equal(reports.filter(({ holding }) => holding).length, 1, JSON.stringify(reports));
+
+  const writer = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+  writer.on('error', () => {});
+  await writer.connect();
+  t.after(() => writer.disconnect());
+  const generation = cache.get(genKey);
+  const local = entryKey(namespace, generation, 'user:1');
+  cache.set(local, 'cached copy');
+  await writer.set(`${namespace}:user:1`, 'new value');
+  await until(() => cache.get(local) === undefined, 'the invalidation');
+  cache.set(local, 'cached again');
+  await writer.set('another:user:1', 'x');
+  await writer.ping();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(cache.get(local), 'cached again', 'a key outside the namespace leaves the entry alone');
+
+  // Kill the holder: another takes over within a second, and the generation moves on.
+  const holder = holders[reports.findIndex(({ holding }) => holding)];
+  const killedAt = Date.now();
+  holder.child.kill('SIGKILL');
+  await holder.exited;
+  await until(async () => {
+    const alive = holders.filter((each) => each !== holder);
+    const now = await Promise.all(alive.map(({ report }) => report()));
+    return now.filter(({ holding }) => holding).length === 1 && cache.get(genKey) > generation;
+  }, 'a new holder and generation', 3000);
+  const tookOver = Date.now() - killedAt;
+  assert.ok(tookOver < 1000, `took over after ${tookOver} ms`);
+  const next = entryKey(namespace, cache.get(genKey), 'user:1');
+  cache.set(next, 'cached by the new generation');
+  await writer.set(`${namespace}:user:1`, 'newer value');
+  await until(() => cache.get(next) === undefined, 'the new holder\'s invalidation');
+  t.diagnostic(`a new holder within ${tookOver} ms`);
+});
