@@ -1,0 +1,124 @@
+// RedisTier (work in progress for issue 40): a machine's SharedCache in
+// front of Redis. Reads are served from the shared cache while the
+// TrackingHolder's lease says every invalidation Redis sent has been
+// applied; writes go to Redis and drop the local copy (Redis reports every
+// write, this one included, to the holder: storing the written value here
+// could not tell which of two hosts' writes Redis kept last).
+//
+// No older value after an invalidation: a miss first puts a placeholder
+// under the entry key (add), notes the entry's version, then reads Redis,
+// and stores what it read only with compareAndSet on that version. An
+// invalidation that arrives after the version was noted deletes the
+// placeholder, so the store fails, and one that arrived before it came from
+// a write the read already sees (Redis's own "caching in progress" recipe,
+// made atomic by the shard lock).
+//
+// Values travel through Redis as msgpack (msgpackr), so any host decodes
+// them; in the shared cache they are stored as values.
+
+import { pack, unpack } from 'msgpackr';
+import { ArenaCacheError, codes, describe } from '../errors.js';
+import { entryKey, TrackingHolder } from './holder.js';
+
+/** The placeholder of a read in flight: no value the tier stores is this Buffer (tier values are decoded msgpack). */
+const PENDING = Buffer.from('00616372 2070656e 64696e67 00ff00ff'.replace(/ /g, ''), 'hex');
+
+function isPending(value) {
+  return Buffer.isBuffer(value) && value.equals(PENDING);
+}
+
+/** The tier's settings and their defaults. */
+export const TIER_DEFAULTS = Object.freeze({
+  /** The longest a Redis call may take before the tier's call fails with ERR_REDIS_TIMEOUT (ms). */
+  deadlineMs: 500,
+  /** The ttl of values set without one (ms; 0: none). */
+  ttl: 0,
+});
+
+export class RedisTier {
+  #cache;
+  #redis;
+  #namespace;
+  #settings;
+  #holder;
+  /** Where gets were answered, for stats and tests. */
+  counts = { localHits: 0, redisReads: 0 };
+
+  /**
+   * @param {object} options
+   * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's first tier
+   * @param {any} options.redis an ioredis Redis (a standalone server)
+   * @param {any} options.Redis the ioredis Redis class, for the tracking connections
+   * @param {string} options.namespace Redis keys are `${namespace}:${key}`
+   */
+  constructor({ cache, redis, Redis, namespace, ...settings }) {
+    if (typeof namespace !== 'string' || namespace === '') throw new TypeError(`options.namespace must be a non-empty string (got ${describe(namespace)})`);
+    this.#cache = cache;
+    this.#redis = redis;
+    this.#namespace = namespace;
+    this.#settings = { ...TIER_DEFAULTS, ...settings };
+    const { host, port, username, password, tls } = redis.options;
+    this.#holder = new TrackingHolder({ cache, Redis, namespace, servers: () => [{ host, port, username, password, tls }] }).start();
+  }
+
+  /** The value of `key`: the shared cache's while its lease holds, else Redis's (then kept). */
+  async get(key) {
+    const cache = this.#cache;
+    const entry = entryKey(this.#namespace, this.#holder.generation(), key);
+    const local = cache.get(entry);
+    if (local !== undefined && !isPending(local) && Date.now() < this.#holder.leaseUntil()) {
+      this.counts.localHits++;
+      return local;
+    }
+    this.counts.redisReads++;
+    cache.add(entry, PENDING, { ttl: this.#settings.deadlineMs });
+    // Noted before the read is sent: an invalidation after this changes it.
+    const version = cache.info(entry)?.version;
+    const stored = await this.#call((redis) => redis.pipeline().getBuffer(this.#redisKey(key)).pttl(this.#redisKey(key)).exec());
+    const [[getError, bytes], [, pttl]] = stored;
+    if (getError) throw getError;
+    if (bytes === null) return undefined;
+    const value = unpack(bytes);
+    if (version !== undefined) cache.compareAndSet(entry, version, value, { ttl: pttl > 0 ? pttl : 0 });
+    return value;
+  }
+
+  /** Stores `value` in Redis (with `ttl` ms, or the tier's), then drops the local copy. */
+  async set(key, value, { ttl = this.#settings.ttl } = {}) {
+    const redisKey = this.#redisKey(key);
+    const bytes = pack(value);
+    await this.#call((redis) => (ttl > 0 ? redis.set(redisKey, bytes, 'PX', ttl) : redis.set(redisKey, bytes)));
+    this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
+  }
+
+  /** Deletes `key` in Redis, then the local copy. */
+  async delete(key) {
+    await this.#call((redis) => redis.del(this.#redisKey(key)));
+    this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
+  }
+
+  close() {
+    this.#holder.close();
+  }
+
+  #redisKey(key) {
+    if (typeof key !== 'string') throw new TypeError(`key must be a string (got ${describe(key)})`);
+    return `${this.#namespace}:${key}`;
+  }
+
+  /** `run(redis)` under the deadline: ERR_REDIS_TIMEOUT past it. */
+  async #call(run) {
+    let timer;
+    const deadline = new Promise((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ArenaCacheError(codes.ERR_REDIS_TIMEOUT, `Redis did not answer within ${this.#settings.deadlineMs} ms (options.deadlineMs)`)),
+        this.#settings.deadlineMs,
+      );
+    });
+    try {
+      return await Promise.race([run(this.#redis), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,111 @@
+// The RedisTier so far (issue 40, in progress): two "hosts" (processes, each
+// with a cache file of its own) on one real redis-server. A value set on one
+// host is read on the other, then served from that host's shared cache;
+// a write by any Redis client (not through the tier) reaches both hosts'
+// caches; a delete too.
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import test from 'node:test';
+import { Redis } from 'ioredis';
+import { pack } from 'msgpackr';
+import { nativeAvailable } from '../lib/native/addon.js';
+import { arenaPath } from './helpers/arena-files.js';
+import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+
+const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
+const hostFile = new URL('./fixtures/redis-tier-host.js', import.meta.url);
+
+async function startHost(t, port) {
+  const child = fork(hostFile, [JSON.stringify({ path: arenaPath(t), port })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = once(child, 'exit');
+  t.after(() => child.kill('SIGKILL'));
+  const [first] = await Promise.race([once(child, 'message'), exited.then(([code]) => [`exited with ${code}`])]);
+  assert.equal(first, 'started');
+  return async (op, key, value) => {
+    const answer = once(child, 'message');
+    child.send({ op, key, value });
+    const [reply] = await answer;
+    if (reply.error) throw new Error(reply.error);
+    return reply;
+  };
+}
+
+async function until(check, what, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('two hosts on one redis-server: reads cached in each host, invalidated by writes from the tier and from any other client', { skip, timeout: 60_000 }, async (t) => {
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const [a, b] = [await startHost(t, server.port), await startHost(t, server.port)];
+  await a('set', 'user:1', { name: 'Ada' });
+  assert.deepEqual((await b('get', 'user:1')).result, { name: 'Ada' });
+  // Once B's holder has a lease, the next reads are B's own.
+  await until(async () => {
+    const before = (await b('get', 'user:1')).counts.localHits;
+    return (await b('get', 'user:1')).counts.localHits > before;
+  }, 'a read served from the shared cache');
+
+  // A write by another Redis client reaches B's cache.
+  const other = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+  other.on('error', () => {});
+  await other.connect();
+  t.after(() => other.disconnect());
+  await other.set('app:user:1', pack({ name: 'Grace' }));
+  await until(async () => (await b('get', 'user:1')).result?.name === 'Grace', 'the other client\'s write on B');
+  assert.deepEqual((await a('get', 'user:1')).result, { name: 'Grace' });
+
+  await a('delete', 'user:1');
+  await until(async () => (await b('get', 'user:1')).result === null, 'the delete on B');
+});
+
+test('no older value after an invalidation: a read whose old reply arrives after the write\'s invalidation does not keep it', { skip, timeout: 60_000 }, async (t) => {
+  const { SharedCache } = await import('../lib/index.js');
+  const { RedisTier } = await import('../lib/redis/tier.js');
+  const { entryKey, stateKeys } = await import('../lib/redis/holder.js');
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
+  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+  client.on('error', () => {});
+  await client.connect();
+  t.after(() => client.disconnect());
+  // The tier's reads go through a pipeline whose reply is held until the test lets it go.
+  let hold = null;
+  const held = Object.create(client, {
+    pipeline: {
+      value: () => {
+        const pipeline = client.pipeline();
+        const exec = pipeline.exec.bind(pipeline);
+        pipeline.exec = async () => {
+          const reply = await exec();
+          if (hold !== null) await hold;
+          return reply;
+        };
+        return pipeline;
+      },
+    },
+  });
+  const tier = new RedisTier({ cache, redis: held, Redis, namespace: 'app' });
+  t.after(() => tier.close());
+  await until(() => (cache.get(stateKeys('app').genKey) ?? 0) >= 1, 'the holder armed');
+  await client.set('app:k', pack('old'));
+  let release;
+  hold = new Promise((resolve) => (release = resolve));
+  const reading = tier.get('k');
+  // The read's GET has its reply ('old') in hand; now another client writes.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const entry = entryKey('app', cache.get(stateKeys('app').genKey), 'k');
+  await client.set('app:k', pack('new'));
+  await until(() => cache.get(entry) === undefined, 'the invalidation of the placeholder');
+  release();
+  assert.equal(await reading, 'old', 'the read returns what it read');
+  assert.equal(cache.get(entry), undefined, 'but does not keep it: the write came after its version was noted');
+  hold = null;
+  assert.equal(await tier.get('k'), 'new');
+});
