@@ -109,3 +109,38 @@ test('no older value after an invalidation: a read whose old reply arrives after
   hold = null;
   assert.equal(await tier.get('k'), 'new');
 });
+
+test('on a cluster of 3 masters, writes to keys of every master reach the tier\'s cache', { skip, timeout: 60_000 }, async (t) => {
+  const { SharedCache } = await import('../lib/index.js');
+  const { RedisTier } = await import('../lib/redis/tier.js');
+  const { Cluster } = await import('ioredis');
+  const { startRedisCluster } = await import('./helpers/redis-server.js');
+  const cluster = await startRedisCluster(3);
+  t.after(() => cluster.kill());
+  const nodes = cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
+  const client = new Cluster(nodes);
+  client.on('error', () => {});
+  t.after(() => client.disconnect());
+  const other = new Cluster(nodes);
+  other.on('error', () => {});
+  t.after(() => other.disconnect());
+  const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
+  const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app' });
+  t.after(() => tier.close());
+  const keys = Array.from({ length: 20 }, (_, i) => `key${i}`);
+  for (const key of keys) await tier.set(key, 1);
+  await until(async () => {
+    for (const key of keys) await tier.get(key);
+    return tier.counts.localHits > 0;
+  }, 'reads served from the cache');
+  for (const key of keys) await other.set(`app:${key}`, pack(2));
+  await until(async () => {
+    for (const key of keys) if ((await tier.get(key)) !== 2) return false;
+    return true;
+  }, 'every key\'s new value');
+  const readingReplicas = new Cluster(nodes, { scaleReads: 'slave', lazyConnect: true });
+  assert.throws(() => new RedisTier({ cache, redis: readingReplicas, Redis, namespace: 'x' }), {
+    name: 'RangeError',
+    message: /scaleReads must be 'master' \(got "slave"\)/,
+  });
+});

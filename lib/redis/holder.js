@@ -122,6 +122,18 @@ export class TrackingHolder {
     return this.#cache.get(this.#keys.leaseKey) ?? 0;
   }
 
+  /**
+   * The servers to track changed (a cluster gained or lost a master): a
+   * holder drops its Trackers and arms new ones, which bumps the generation.
+   */
+  rearm() {
+    if (!this.holding || this.#closed) return;
+    this.#cache.set(this.#keys.leaseKey, 0);
+    this.#closeTrackers();
+    this.#arming = null;
+    this.#arm();
+  }
+
   /** Gives up the role (the claim is left to lapse or be taken over) and stops. */
   close() {
     this.#closed = true;

@@ -23,6 +23,21 @@ import { entryKey, TrackingHolder } from './holder.js';
 /** The placeholder of a read in flight: no value the tier stores is this Buffer (tier values are decoded msgpack). */
 const PENDING = Buffer.from('00616372 2070656e 64696e67 00ff00ff'.replace(/ /g, ''), 'hex');
 
+function isCluster(redis) {
+  return typeof redis.nodes === 'function' && redis.isCluster === true;
+}
+
+/** The connection options of every server whose changes the tier must hear: a cluster's masters, or the one server. */
+async function trackedServers(redis) {
+  if (!isCluster(redis)) {
+    const { host, port, username, password, tls } = redis.options;
+    return [{ host, port, username, password, tls }];
+  }
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  const { username, password, tls } = redis.options.redisOptions ?? {};
+  return redis.nodes('master').map((node) => ({ host: node.options.host, port: node.options.port, username, password, tls }));
+}
+
 function isPending(value) {
   return Buffer.isBuffer(value) && value.equals(PENDING);
 }
@@ -41,13 +56,14 @@ export class RedisTier {
   #namespace;
   #settings;
   #holder;
+  #unwatch = () => {};
   /** Where gets were answered, for stats and tests. */
   counts = { localHits: 0, redisReads: 0 };
 
   /**
    * @param {object} options
    * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's first tier
-   * @param {any} options.redis an ioredis Redis (a standalone server)
+   * @param {any} options.redis an ioredis Redis (a standalone server) or Cluster (reads go to masters: a replica may lag an invalidation)
    * @param {any} options.Redis the ioredis Redis class, for the tracking connections
    * @param {string} options.namespace Redis keys are `${namespace}:${key}`
    */
@@ -57,8 +73,20 @@ export class RedisTier {
     this.#redis = redis;
     this.#namespace = namespace;
     this.#settings = { ...TIER_DEFAULTS, ...settings };
-    const { host, port, username, password, tls } = redis.options;
-    this.#holder = new TrackingHolder({ cache, Redis, namespace, servers: () => [{ host, port, username, password, tls }] }).start();
+    if (isCluster(redis) && (redis.options.scaleReads ?? 'master') !== 'master') {
+      throw new RangeError(`the cluster's scaleReads must be 'master' (got ${describe(redis.options.scaleReads)}): a replica may answer with a value older than an invalidation already applied`);
+    }
+    this.#holder = new TrackingHolder({ cache, Redis, namespace, servers: () => trackedServers(redis) }).start();
+    if (isCluster(redis)) {
+      // Each master reports only its own keys: a master more or less is a new set of Trackers.
+      const rearm = () => this.#holder.rearm();
+      redis.on('+node', rearm);
+      redis.on('-node', rearm);
+      this.#unwatch = () => {
+        redis.off('+node', rearm);
+        redis.off('-node', rearm);
+      };
+    }
   }
 
   /** The value of `key`: the shared cache's while its lease holds, else Redis's (then kept). */
@@ -98,6 +126,7 @@ export class RedisTier {
   }
 
   close() {
+    this.#unwatch();
     this.#holder.close();
   }
 
