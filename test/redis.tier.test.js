@@ -144,3 +144,39 @@ test('on a cluster of 3 masters, writes to keys of every master reach the tier\'
     message: /scaleReads must be 'master' \(got "slave"\)/,
   });
 });
+
+test('Redis down: cached values are served (stale-if-error), misses and writes fail fast with a code, and a restarted empty Redis brings back no old value', { skip, timeout: 60_000 }, async (t) => {
+  const { SharedCache } = await import('../lib/index.js');
+  const { RedisTier } = await import('../lib/redis/tier.js');
+  const { stateKeys } = await import('../lib/redis/holder.js');
+  const port = await freePort();
+  let server = await startRedis(port);
+  t.after(() => server.kill());
+  const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
+  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+  client.on('error', () => {});
+  await client.connect();
+  t.after(() => client.disconnect());
+  const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app', deadlineMs: 300 });
+  t.after(() => tier.close());
+  const { genKey } = stateKeys('app');
+  await until(() => (cache.get(genKey) ?? 0) >= 1, 'the holder armed');
+  await tier.set('k', 'cached');
+  assert.equal(await tier.get('k'), 'cached');
+
+  await server.kill();
+  const started = Date.now();
+  assert.equal(await tier.get('k'), 'cached', 'served from the cache while Redis is down');
+  await assert.rejects(tier.get('never-cached'), (error) => ['ERR_REDIS_UNAVAILABLE', 'ERR_REDIS_TIMEOUT'].includes(error.code));
+  await assert.rejects(tier.set('k', 'lost write'), (error) => ['ERR_REDIS_UNAVAILABLE', 'ERR_REDIS_TIMEOUT'].includes(error.code));
+  assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms for three calls with Redis down (deadline 300 ms)`);
+  assert.equal(await tier.get('k'), 'cached', 'a failed write is not applied locally');
+  assert.ok(tier.counts.staleIfError > 0);
+  const generation = cache.get(genKey);
+
+  // Redis comes back empty (no persistence): the holder re-arms and bumps the generation, and the old value is gone.
+  server = await startRedis(port);
+  await until(() => cache.get(genKey) > generation, 'a new generation after Redis came back', 10_000);
+  await until(async () => (await tier.get('k').catch(() => 'error')) === undefined, 'the old value gone', 10_000);
+  assert.ok(tier.counts.reconnects > 0);
+});

@@ -23,6 +23,12 @@ import { entryKey, TrackingHolder } from './holder.js';
 /** The placeholder of a read in flight: no value the tier stores is this Buffer (tier values are decoded msgpack). */
 const PENDING = Buffer.from('00616372 2070656e 64696e67 00ff00ff'.replace(/ /g, ''), 'hex');
 
+/** ERR_REDIS_UNAVAILABLE for an error of the Redis client (a dropped connection, a refused command). */
+function unavailable(cause) {
+  if (cause instanceof ArenaCacheError) return cause;
+  return new ArenaCacheError(codes.ERR_REDIS_UNAVAILABLE, `the Redis call failed: ${cause?.message ?? cause}`, { cause });
+}
+
 function isCluster(redis) {
   return typeof redis.nodes === 'function' && redis.isCluster === true;
 }
@@ -48,6 +54,8 @@ export const TIER_DEFAULTS = Object.freeze({
   deadlineMs: 500,
   /** The ttl of values set without one (ms; 0: none). */
   ttl: 0,
+  /** Whether a get whose Redis read fails may answer with the value this machine holds, unverified (counted in counts.staleIfError). */
+  staleIfError: true,
 });
 
 export class RedisTier {
@@ -58,7 +66,7 @@ export class RedisTier {
   #holder;
   #unwatch = () => {};
   /** Where gets were answered, for stats and tests. */
-  counts = { localHits: 0, redisReads: 0 };
+  counts = { localHits: 0, redisReads: 0, staleIfError: 0, reconnects: 0 };
 
   /**
    * @param {object} options
@@ -73,16 +81,20 @@ export class RedisTier {
     this.#redis = redis;
     this.#namespace = namespace;
     this.#settings = { ...TIER_DEFAULTS, ...settings };
+    const reconnecting = () => this.counts.reconnects++;
+    redis.on('reconnecting', reconnecting);
     if (isCluster(redis) && (redis.options.scaleReads ?? 'master') !== 'master') {
       throw new RangeError(`the cluster's scaleReads must be 'master' (got ${describe(redis.options.scaleReads)}): a replica may answer with a value older than an invalidation already applied`);
     }
     this.#holder = new TrackingHolder({ cache, Redis, namespace, servers: () => trackedServers(redis) }).start();
+    this.#unwatch = () => redis.off('reconnecting', reconnecting);
     if (isCluster(redis)) {
       // Each master reports only its own keys: a master more or less is a new set of Trackers.
       const rearm = () => this.#holder.rearm();
       redis.on('+node', rearm);
       redis.on('-node', rearm);
       this.#unwatch = () => {
+        redis.off('reconnecting', reconnecting);
         redis.off('+node', rearm);
         redis.off('-node', rearm);
       };
@@ -102,9 +114,19 @@ export class RedisTier {
     cache.add(entry, PENDING, { ttl: this.#settings.deadlineMs });
     // Noted before the read is sent: an invalidation after this changes it.
     const version = cache.info(entry)?.version;
-    const stored = await this.#call((redis) => redis.pipeline().getBuffer(this.#redisKey(key)).pttl(this.#redisKey(key)).exec());
-    const [[getError, bytes], [, pttl]] = stored;
-    if (getError) throw getError;
+    let stored;
+    try {
+      stored = await this.#call((redis) => redis.pipeline().getBuffer(this.#redisKey(key)).pttl(this.#redisKey(key)).exec());
+      if (stored[0][0]) throw unavailable(stored[0][0]);
+    } catch (error) {
+      // Redis down or slow: the value this machine holds, if allowed, as it is.
+      if (local !== undefined && !isPending(local) && this.#settings.staleIfError) {
+        this.counts.staleIfError++;
+        return local;
+      }
+      throw error;
+    }
+    const [[, bytes], [, pttl]] = stored;
     if (bytes === null) return undefined;
     const value = unpack(bytes);
     if (version !== undefined) cache.compareAndSet(entry, version, value, { ttl: pttl > 0 ? pttl : 0 });
@@ -135,7 +157,7 @@ export class RedisTier {
     return `${this.#namespace}:${key}`;
   }
 
-  /** `run(redis)` under the deadline: ERR_REDIS_TIMEOUT past it. */
+  /** `run(redis)` under the deadline: ERR_REDIS_TIMEOUT past it, ERR_REDIS_UNAVAILABLE when Redis refuses or cannot be reached. */
   async #call(run) {
     let timer;
     const deadline = new Promise((_, reject) => {
@@ -145,7 +167,16 @@ export class RedisTier {
       );
     });
     try {
-      return await Promise.race([run(this.#redis), deadline]);
+      return await Promise.race([
+        (async () => {
+          try {
+            return await run(this.#redis);
+          } catch (error) {
+            throw unavailable(error);
+          }
+        })(),
+        deadline,
+      ]);
     } finally {
       clearTimeout(timer);
     }
