@@ -16,15 +16,22 @@ import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const hostFile = new URL('./fixtures/redis-tier-host.js', import.meta.url);
 
-async function startHost(t, port) {
+/** A host process on the redis-server on `port`, once it is ready: { child }. */
+async function startHostProcess(t, port) {
   const child = fork(hostFile, [JSON.stringify({ path: arenaPath(t), port })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = once(child, 'exit');
   t.after(() => child.kill('SIGKILL'));
   const [first] = await Promise.race([once(child, 'message'), exited.then(([code]) => [`exited with ${code}`])]);
   assert.equal(first, 'started');
-  return async (op, key, value) => {
+  return { child };
+}
+
+/** A host, as a function that asks it to do `op` and resolves with its reply. */
+async function startHost(t, port) {
+  const { child } = await startHostProcess(t, port);
+  return async (op, key, value, options) => {
     const answer = once(child, 'message');
-    child.send({ op, key, value });
+    child.send({ op, key, value, ...options });
     const [reply] = await answer;
     if (reply.error) throw new Error(reply.error);
     return reply;
@@ -179,4 +186,31 @@ test('Redis down: cached values are served (stale-if-error), misses and writes f
   await until(() => cache.get(genKey) > generation, 'a new generation after Redis came back', 10_000);
   await until(async () => (await tier.get('k').catch(() => 'error')) === undefined, 'the old value gone', 10_000);
   assert.ok(tier.counts.reconnects > 0);
+});
+
+test('fetch across hosts: 3 hosts missing one key at once run one loader; a loader whose host dies lets another load after its lock lapses', { skip, timeout: 60_000 }, async (t) => {
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const hosts = [await startHost(t, server.port), await startHost(t, server.port), await startHost(t, server.port)];
+  const counter = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+  counter.on('error', () => {});
+  await counter.connect();
+  t.after(() => counter.disconnect());
+
+  const results = await Promise.all(hosts.map((host) => host('fetch', 'report', { rows: 42 }, { delayMs: 200 })));
+  assert.deepEqual(results.map(({ result }) => result), [{ rows: 42 }, { rows: 42 }, { rows: 42 }]);
+  assert.equal(Number(await counter.get('loads')), 1, 'one loader for the three hosts');
+  assert.deepEqual((await hosts[1]('get', 'report')).result, { rows: 42 });
+
+  // A loader that never finishes, on a host that is then killed: its lock lapses, and a waiting host loads.
+  const dying = await startHostProcess(t, server.port);
+  dying.child.send({ op: 'fetch', key: 'slow', value: 'never', hang: true, loadTimeoutMs: 800 });
+  await until(async () => Number(await counter.get('loads')) === 2, 'the dying host\'s loader started');
+  const waiting = hosts[0]('fetch', 'slow', 'loaded by a survivor', { loadTimeoutMs: 5000 });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  dying.child.kill('SIGKILL');
+  const started = Date.now();
+  assert.equal((await waiting).result, 'loaded by a survivor');
+  assert.equal(Number(await counter.get('loads')), 3);
+  t.diagnostic(`a waiting host loaded ${Date.now() - started} ms after the loader's host was killed (its lock: 800 ms)`);
 });

@@ -16,6 +16,7 @@
 // Values travel through Redis as msgpack (msgpackr), so any host decodes
 // them; in the shared cache they are stored as values.
 
+import { randomBytes } from 'node:crypto';
 import { pack, unpack } from 'msgpackr';
 import { ArenaCacheError, codes, describe } from '../errors.js';
 import { entryKey, TrackingHolder } from './holder.js';
@@ -47,6 +48,9 @@ async function trackedServers(redis) {
 function isPending(value) {
   return Buffer.isBuffer(value) && value.equals(PENDING);
 }
+
+/** Deletes a lock only while it is still the caller's (KEYS[1] holds ARGV[1]): a lapsed lock another loader took is left alone. */
+const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /** The tier's settings and their defaults. */
 export const TIER_DEFAULTS = Object.freeze({
@@ -131,6 +135,53 @@ export class RedisTier {
     const value = unpack(bytes);
     if (version !== undefined) cache.compareAndSet(entry, version, value, { ttl: pttl > 0 ? pttl : 0 });
     return value;
+  }
+
+  /**
+   * The value of `key`, or, when Redis has none, what `loader(key)` returns,
+   * stored in Redis (with `ttl`) and returned. One loader per key at a time
+   * in the whole deployment: one per machine (the cache's own fetch() on a
+   * side key, which other threads and processes wait on), and one across
+   * machines (a lock in Redis, SET NX PX loadTimeoutMs, released by
+   * compare-and-delete; other machines read the value it stores, or take
+   * the lock when it lapses because its holder died).
+   * @param {string} key
+   * @param {(key: string) => unknown} loader
+   * @param {{ ttl?: number, loadTimeoutMs?: number }} [options]
+   */
+  async fetch(key, loader, { ttl = this.#settings.ttl, loadTimeoutMs = 10_000 } = {}) {
+    if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
+    const cached = await this.get(key);
+    if (cached !== undefined) return cached;
+    const flight = `\u0000acr:${this.#namespace}:flight:${key}`;
+    const value = await this.#cache.fetch(flight, () => this.#loadOnce(key, loader, ttl, loadTimeoutMs), { ttl: loadTimeoutMs });
+    this.#cache.delete(flight);
+    return value;
+  }
+
+  /** fetch() on one machine at a time: the value in Redis, or the loader's under the deployment-wide lock. */
+  async #loadOnce(key, loader, ttl, loadTimeoutMs) {
+    const redisKey = this.#redisKey(key);
+    const lockKey = `${this.#namespace}\u0001lock:${key}`;
+    const token = randomBytes(12).toString('hex');
+    const until = Date.now() + loadTimeoutMs;
+    for (let wait = 5; ; wait = Math.min(50, wait * 2)) {
+      const bytes = await this.#call((redis) => redis.getBuffer(redisKey));
+      if (bytes !== null) return unpack(bytes);
+      if ((await this.#call((redis) => redis.set(lockKey, token, 'PX', loadTimeoutMs, 'NX'))) === 'OK') {
+        try {
+          const value = await loader(key);
+          if (value !== undefined) await this.set(key, value, { ttl });
+          return value;
+        } finally {
+          await this.#call((redis) => redis.eval(RELEASE_LOCK, 1, lockKey, token)).catch(() => {});
+        }
+      }
+      if (Date.now() > until) {
+        throw new ArenaCacheError(codes.ERR_FETCH_TIMEOUT, `fetch(): another machine's loader of ${describe(key)} held its lock for ${loadTimeoutMs} ms (options.loadTimeoutMs) without storing a value`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   /** Stores `value` in Redis (with `ttl` ms, or the tier's), then drops the local copy. */
