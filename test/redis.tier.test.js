@@ -214,3 +214,24 @@ test('fetch across hosts: 3 hosts missing one key at once run one loader; a load
   assert.equal(Number(await counter.get('loads')), 3);
   t.diagnostic(`a waiting host loaded ${Date.now() - started} ms after the loader's host was killed (its lock: 800 ms)`);
 });
+
+test('clear() deletes the namespace in Redis and drops this machine\'s copies; other keys stay', { skip, timeout: 60_000 }, async (t) => {
+  const { SharedCache } = await import('../lib/index.js');
+  const { RedisTier } = await import('../lib/redis/tier.js');
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+  client.on('error', () => {});
+  await client.connect();
+  t.after(() => client.disconnect());
+  const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
+  const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app' });
+  t.after(() => tier.close());
+  for (let i = 0; i < 2500; i++) await client.set(`app:k${i}`, pack(i));
+  await client.set('other:k1', 'kept');
+  assert.equal(await tier.get('k1'), 1);
+  await tier.clear();
+  assert.equal(await client.dbsize(), 1);
+  assert.equal(await client.get('other:k1'), 'kept');
+  assert.equal(await tier.get('k1'), undefined);
+});

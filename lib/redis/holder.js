@@ -208,6 +208,11 @@ export class TrackingHolder {
     }
   }
 
+  /** Drops every entry of the namespace on this machine at once: a new generation (any process may). */
+  bump() {
+    this.#bump();
+  }
+
   #bump() {
     this.#cache.set(this.#keys.leaseKey, 0);
     this.#cache.incr(this.#keys.genKey);

@@ -198,6 +198,26 @@ export class RedisTier {
     this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
   }
 
+  /**
+   * Deletes every key of the namespace in Redis (SCAN and UNLINK on every
+   * master, under the deadline for each call), then drops this machine's
+   * copies at once (a new generation); other machines drop theirs as Redis
+   * reports the deletes.
+   */
+  async clear() {
+    const redis = this.#redis;
+    const servers = isCluster(redis) ? redis.nodes('master') : [redis];
+    for (const server of servers) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.#call(() => server.scan(cursor, 'MATCH', `${this.#namespace}:*`, 'COUNT', 1000));
+        cursor = next;
+        if (keys.length > 0) await this.#call(() => server.unlink(...keys));
+      } while (cursor !== '0');
+    }
+    this.#holder.bump();
+  }
+
   close() {
     this.#unwatch();
     this.#holder.close();
