@@ -25,6 +25,14 @@ export const kWaitFully = Symbol('waitFully');
  * cache's outbox and applies peers' invalidations without publishing them again.
  */
 export const kInvalidation = Symbol('invalidation');
+/**
+ * SharedCache's internal methods for the Redis tier's holder (lib/redis):
+ * this thread's owner identity as lock records name it, and whether the
+ * owner of such an identity is known to be dead, in any PID namespace for a
+ * file-backed cache (arena/common/liveness.js).
+ */
+export const kOwnerIdentity = Symbol('ownerIdentity');
+export const kOwnerIsDead = Symbol('ownerIsDead');
 
 /**
  * An option of InvalidationBus, for tests only: the bus's clock (a function

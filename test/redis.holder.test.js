@@ -14,6 +14,8 @@ import { entryKey, stateKeys } from '../lib/redis/holder.js';
 import { arenaPath } from './helpers/arena-files.js';
 import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 import { MiB } from './helpers/units.js';
+import { startInNamespace, unshareMissing } from './helpers/unshare.js';
+import { fileURLToPath } from 'node:url';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const holderFile = new URL('./fixtures/tracking-holder.js', import.meta.url);
@@ -88,4 +90,33 @@ test('one process of several holds the trackers; a write to Redis deletes the en
   await writer.set(`${namespace}:user:1`, 'newer value');
   await until(() => cache.get(next) === undefined, 'the new holder\'s invalidation');
   t.diagnostic(`a new holder within ${tookOver} ms`);
+});
+
+test('a process in another PID namespace never takes the role from a live holder, and takes it at once from a dead one', { skip: skip || unshareMissing(), timeout: 60_000 }, async (t) => {
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const path = arenaPath(t);
+  const cache = SharedCache.open(path, { memoryBytes: 8 * MiB });
+  t.after(() => cache.close());
+  const namespace = 'app';
+  const holder = await startHolder({ path, port: server.port, namespace });
+  t.after(() => holder.child.kill('SIGKILL'));
+  await until(async () => (await holder.report()).holding, 'the first holder');
+  // Its pid means nothing in the other namespace (kill(pid, 0) there says "no such process").
+  const contained = startInNamespace(fileURLToPath(new URL('./fixtures/tracking-holder-ns.js', import.meta.url)), { path, port: server.port, namespace, reportAfterMs: 1500 });
+  t.after(() => contained.child.kill('SIGKILL'));
+  assert.equal((await contained.next()).started, true);
+  const later = await contained.next();
+  assert.equal(later.holding, false, 'it did not take the role from a live holder');
+  const first = await holder.report();
+  assert.equal(first.holding, true);
+  assert.equal(first.counts.lostClaims, 0);
+  // The host's holder dies: the contained process's claim check sees it at once.
+  const killedAt = Date.now();
+  holder.child.kill('SIGKILL');
+  await holder.exited;
+  const { genKey } = stateKeys(namespace);
+  const generation = cache.get(genKey);
+  await until(() => cache.get(genKey) > generation, 'the contained process arming as the new holder', 3000);
+  t.diagnostic(`the contained process held the role ${Date.now() - killedAt} ms after the holder was killed`);
 });

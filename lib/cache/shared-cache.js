@@ -38,7 +38,8 @@ import { flushMapping, releaseMappedArena } from '../arena/common/file-backing.j
 import { cleanMarkFor, lastOpen } from '../arena/entries/restart.js';
 import { NUMBER_VALUES_VERSION } from '../arena/common/layout.js';
 import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
-import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
+import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kOwnerIdentity, kOwnerIsDead, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
+import { OWNER_DEAD, ownerState } from '../arena/common/liveness.js';
 import { makeHandle } from './handle.js';
 import { attachParts, createParts, kAttach, openParts } from './open.js';
 import { cacheStats } from './cache-stats.js';
@@ -944,6 +945,19 @@ export class SharedCache {
     stored[0] = kind;
     stored.set(bytes, 1);
     return stored;
+  }
+
+  /** Internal, for the Redis tier: this thread's owner identity, { word, id }, as shard-lock records name it. */
+  [kOwnerIdentity]() {
+    if (this.#closed) throw closedError();
+    const lock = this.#arena.lock;
+    return { word: lock.ownerWord, id: lock.ownerId };
+  }
+
+  /** Internal, for the Redis tier: whether the owner of an identity ([kOwnerIdentity]) is known to be dead (liveness.js). */
+  [kOwnerIsDead](word, id) {
+    if (this.#closed) throw closedError();
+    return ownerState(word, id, this.#arena.lock.liveness) === OWNER_DEAD;
   }
 
   /** The longest key in bytes (options.maxKeyBytes, as the arena was created with it). */

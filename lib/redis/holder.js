@@ -3,12 +3,13 @@
 // connections (Trackers, one per Redis server: one per master of a
 // cluster) and applies what they hear to the cache, for every process.
 //
-// The role is a claim in the shared cache: add(claimKey, "<pid>:<nonce>",
-// { ttl: claimTtlMs }) by whichever process finds it free, renewed by its
-// holder every renewMs with compareAndSet on the version it last wrote (so
-// a holder that lost the role cannot extend another's). A claim whose pid no
-// longer exists on this machine is taken over at once; one whose holder
-// stalls lapses after claimTtlMs.
+// The role is a claim in the shared cache: add(claimKey, "<owner identity>:
+// <nonce>", { ttl: claimTtlMs }) by whichever process finds it free, renewed
+// by its holder every renewMs with compareAndSet on the version it last
+// wrote (so a holder that lost the role cannot extend another's). A claim
+// whose owner is known dead (its thread's liveness claim in the file, which
+// the kernel answers in any PID namespace) is taken over at once; one whose
+// holder stalls lapses after claimTtlMs.
 //
 // What a holder keeps in the cache, for the tier's readers:
 //   - genKey: the generation, a number that every entry key carries (see
@@ -26,6 +27,7 @@
 // An invalidation of `key` deletes entryKey(generation, key).
 
 import { randomBytes } from 'node:crypto';
+import { kOwnerIdentity, kOwnerIsDead } from '../internal-symbols.js';
 import { Tracker } from './tracker.js';
 
 /** The holder's settings and their defaults. */
@@ -51,15 +53,6 @@ export function entryKey(namespace, generation, key) {
   return `\u0000acr:${namespace}:${generation}:${key}`;
 }
 
-/** Whether process `pid` exists on this machine (EPERM: it does, another user's). */
-function processExists(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
 
 export class TrackingHolder {
   #cache;
@@ -69,7 +62,8 @@ export class TrackingHolder {
   #prefix;
   #settings;
   #keys;
-  #me = `${process.pid}:${randomBytes(6).toString('hex')}`;
+  /** The claim's value: this thread's owner identity (see liveness.js) and a nonce. */
+  #me;
   /** The claim's version while this process holds the role, else 0. */
   #claimVersion = 0;
   #trackers = [];
@@ -94,6 +88,8 @@ export class TrackingHolder {
     this.#prefix = `${namespace}:`;
     this.#settings = { ...HOLDER_DEFAULTS, ...settings };
     this.#keys = stateKeys(namespace);
+    const { word, id } = cache[kOwnerIdentity]();
+    this.#me = `${word}:${id}:${randomBytes(6).toString('hex')}`;
   }
 
   /** Starts looking for (and holding) the role; returns this. */
@@ -162,9 +158,12 @@ export class TrackingHolder {
     let won = cache.add(claimKey, this.#me, { ttl });
     if (!won) {
       const held = cache.info(claimKey);
-      const pid = Number(String(held?.value).split(':')[0]);
-      // A holder whose process is gone from this machine is replaced at once.
-      if (held !== undefined && Number.isInteger(pid) && pid !== process.pid && !processExists(pid)) {
+      const [word, id] = String(held?.value).split(':').map(Number);
+      // A holder known to be dead is replaced at once. In a file-backed
+      // cache that is its thread's liveness claim, which the kernel answers
+      // in every PID namespace (a pid would not: another container's pid
+      // names nothing here, or another process).
+      if (held !== undefined && Number.isInteger(word) && Number.isInteger(id) && cache[kOwnerIsDead](word, id)) {
         won = cache.compareAndSet(claimKey, held.version, this.#me, { ttl });
       }
     }
