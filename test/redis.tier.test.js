@@ -26,13 +26,21 @@ async function startHostProcess(t, port) {
   return { child };
 }
 
-/** A host, as a function that asks it to do `op` and resolves with its reply. */
+/** A host, as a function that asks it to do `op` and resolves with its reply (several may be in flight). */
 async function startHost(t, port) {
   const { child } = await startHostProcess(t, port);
+  const pending = new Map();
+  let next = 0;
+  child.on('message', (reply) => {
+    const settle = pending.get(reply.id);
+    pending.delete(reply.id);
+    settle?.(reply);
+  });
   return async (op, key, value, options) => {
-    const answer = once(child, 'message');
-    child.send({ op, key, value, ...options });
-    const [reply] = await answer;
+    const id = ++next;
+    const answer = new Promise((resolve) => pending.set(id, resolve));
+    child.send({ id, op, key, value, ...options });
+    const reply = await answer;
     if (reply.error) throw new Error(reply.error);
     return reply;
   };
@@ -234,4 +242,59 @@ test('clear() deletes the namespace in Redis and drops this machine\'s copies; o
   assert.equal(await client.dbsize(), 1);
   assert.equal(await client.get('other:k1'), 'kept');
   assert.equal(await tier.get('k1'), undefined);
+});
+
+test('a seeded race of reads and writes from 3 hosts: a read that starts a lease after a write returned never serves a value older than it', { skip, timeout: 120_000 }, async (t) => {
+  const { seededRandom, testSeed } = await import('./helpers/seeded-random.js');
+  const { HOLDER_DEFAULTS } = await import('../lib/redis/holder.js');
+  const seed = testSeed();
+  const random = seededRandom(seed);
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const hosts = [await startHost(t, server.port), await startHost(t, server.port), await startHost(t, server.port)];
+  const keys = ['a', 'b', 'c'];
+  const written = Object.fromEntries(keys.map((key) => [key, 0]));
+  const chains = Object.fromEntries(keys.map((key) => [key, Promise.resolve()]));
+  const writes = [];
+  const reads = [];
+  const OPS = 450;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: OPS }, async (_, i) => {
+      // Spread over about 3 s, in a seeded order and mix.
+      const at = random.int(3000);
+      const host = random.int(hosts.length);
+      const key = random.pick(keys);
+      const isWrite = random() < 0.3;
+      await new Promise((resolve) => setTimeout(resolve, at));
+      if (!isWrite) {
+        const start = Date.now();
+        const reply = await hosts[host]('get', key);
+        reads.push({ i, host, key, result: reply.result, start, end: Date.now() });
+        return;
+      }
+      // Writes of one key one after another, so that its values grow in the order Redis takes them.
+      const previous = chains[key];
+      let done;
+      chains[key] = new Promise((resolve) => (done = resolve));
+      await previous;
+      const value = ++written[key];
+      const start = Date.now();
+      await hosts[host]('set', key, value);
+      writes.push({ i, host, key, value, start, end: Date.now() });
+      done();
+    }),
+  );
+  // A lease covers what Redis had acknowledged when its ping round began (see lib/redis/holder.js).
+  const window = HOLDER_DEFAULTS.leaseMs + 50;
+  const problems = [];
+  for (const read of reads) {
+    const known = writes.filter((write) => write.key === read.key && write.end < read.start - window);
+    const newest = Math.max(0, ...known.map((write) => write.value));
+    const got = read.result ?? 0;
+    if (got < newest) problems.push(`host ${read.host} read ${read.key} = ${got} at ${read.start - started} ms, after ${newest} was written by ${known.find((w) => w.value === newest).end - started} ms`);
+    if (got > written[read.key]) problems.push(`host ${read.host} read ${read.key} = ${got}, never written`);
+  }
+  assert.deepEqual(problems.slice(0, 5), [], `SEED=${seed}`);
+  t.diagnostic(`${reads.length} reads, ${writes.length} writes over ${Date.now() - started} ms (SEED=${seed})`);
 });
