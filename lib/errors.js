@@ -20,6 +20,8 @@ export const codes = Object.freeze({
   ERR_CODEC_MISMATCH: 'ERR_CODEC_MISMATCH',
   /** The codec failed to decode a stored value. */
   ERR_CODEC_DECODE: 'ERR_CODEC_DECODE',
+  /** A namespace of a cache already caches another Redis deployment (the Redis tier): each deployment needs a namespace of its own. */
+  ERR_REDIS_NAMESPACE: 'ERR_REDIS_NAMESPACE',
   /** A Redis call of the Redis tier failed: the connection is down, or Redis refused the command (`cause` says); nothing was written. */
   ERR_REDIS_UNAVAILABLE: 'ERR_REDIS_UNAVAILABLE',
   /** A Redis call of the Redis tier took longer than its deadline (options.deadlineMs); what it did is unknown. */

@@ -298,3 +298,33 @@ test('a seeded race of reads and writes from 3 hosts: a read that starts a lease
   assert.deepEqual(problems.slice(0, 5), [], `SEED=${seed}`);
   t.diagnostic(`${reads.length} reads, ${writes.length} writes over ${Date.now() - started} ms (SEED=${seed})`);
 });
+
+test('bad input and misconfiguration: clear errors, and a namespace already caching another Redis is refused', { skip, timeout: 30_000 }, async (t) => {
+  const { SharedCache } = await import('../lib/index.js');
+  const { RedisTier } = await import('../lib/redis/tier.js');
+  const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
+  const port = await freePort();
+  const server = await startRedis(port);
+  t.after(() => server.kill());
+  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true });
+  client.on('error', () => {});
+  t.after(() => client.disconnect());
+  assert.throws(() => new RedisTier({ cache, redis: undefined, Redis, namespace: 'app' }), { name: 'TypeError', message: 'options.redis must be an ioredis Redis or Cluster client (got undefined)' });
+  assert.throws(() => new RedisTier({ cache, redis: client, namespace: 'app' }), { name: 'TypeError', message: 'options.Redis must be the ioredis Redis class, for the tracking connections (got undefined)' });
+  assert.throws(() => new RedisTier({ cache: {}, redis: client, Redis, namespace: 'app' }), { name: 'TypeError', message: 'options.cache must be a SharedCache (got an instance of Object)' });
+  assert.throws(() => new RedisTier({ cache, redis: client, Redis, namespace: '' }), { name: 'TypeError', message: 'options.namespace must be a non-empty string without NUL characters (got "")' });
+  const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app' });
+  t.after(() => tier.close());
+  await assert.rejects(tier.get(7), { name: 'TypeError', message: 'key must be a string (got 7)' });
+  await assert.rejects(tier.fetch('k', 'not a loader'), { name: 'TypeError', message: 'loader must be a function (got "not a loader")' });
+  const elsewhere = new Redis({ host: '127.0.0.1', port: await freePort(), lazyConnect: true });
+  elsewhere.on('error', () => {});
+  t.after(() => elsewhere.disconnect());
+  assert.throws(() => new RedisTier({ cache, redis: elsewhere, Redis, namespace: 'app' }), { name: 'ArenaCacheError', code: 'ERR_REDIS_NAMESPACE', message: /namespace "app" of this cache already caches redis 127\.0\.0\.1:\d+ db 0; this client is redis 127\.0\.0\.1:\d+ db 0/ });
+  // A server nobody listens on: a call fails within the deadline, with a code.
+  const other = new RedisTier({ cache, redis: elsewhere, Redis, namespace: 'elsewhere', deadlineMs: 200 });
+  t.after(() => other.close());
+  const started = Date.now();
+  await assert.rejects(other.get('k'), (error) => ['ERR_REDIS_UNAVAILABLE', 'ERR_REDIS_TIMEOUT'].includes(error.code));
+  assert.ok(Date.now() - started < 1000);
+});

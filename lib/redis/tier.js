@@ -30,6 +30,16 @@ function unavailable(cause) {
   return new ArenaCacheError(codes.ERR_REDIS_UNAVAILABLE, `the Redis call failed: ${cause?.message ?? cause}`, { cause });
 }
 
+/** What names a Redis deployment: the cluster's seed nodes, or the server's address (and database). */
+function endpointOf(redis) {
+  if (isCluster(redis)) {
+    const nodes = (redis.startupNodes ?? []).map((node) => (typeof node === 'object' ? `${node.host ?? '127.0.0.1'}:${node.port ?? 6379}` : String(node)));
+    return `cluster ${nodes.sort().join(',')}`;
+  }
+  const { host = 'localhost', port = 6379, path, db = 0 } = redis.options;
+  return path ? `unix ${path} db ${db}` : `redis ${host}:${port} db ${db}`;
+}
+
 function isCluster(redis) {
   return typeof redis.nodes === 'function' && redis.isCluster === true;
 }
@@ -80,7 +90,26 @@ export class RedisTier {
    * @param {string} options.namespace Redis keys are `${namespace}:${key}`
    */
   constructor({ cache, redis, Redis, namespace, ...settings }) {
-    if (typeof namespace !== 'string' || namespace === '') throw new TypeError(`options.namespace must be a non-empty string (got ${describe(namespace)})`);
+    if (typeof namespace !== 'string' || namespace === '' || namespace.includes('\u0000')) {
+      throw new TypeError(`options.namespace must be a non-empty string without NUL characters (got ${describe(namespace)})`);
+    }
+    if (cache === null || typeof cache !== 'object' || typeof cache.compareAndSet !== 'function') throw new TypeError(`options.cache must be a SharedCache (got ${describe(cache)})`);
+    if (redis === null || typeof redis !== 'object' || typeof redis.pipeline !== 'function' || typeof redis.options !== 'object') {
+      throw new TypeError(`options.redis must be an ioredis Redis or Cluster client (got ${describe(redis)})`);
+    }
+    if (typeof Redis !== 'function') throw new TypeError(`options.Redis must be the ioredis Redis class, for the tracking connections (got ${describe(Redis)})`);
+    // One namespace of one machine's cache caches one Redis deployment: a
+    // second would be invalidated by the first one's tracking only.
+    const endpoint = endpointOf(redis);
+    const endpointKey = `\u0000acr:${namespace}:endpoint`;
+    cache.add(endpointKey, endpoint);
+    const recorded = cache.get(endpointKey);
+    if (recorded !== endpoint) {
+      throw new ArenaCacheError(
+        codes.ERR_REDIS_NAMESPACE,
+        `namespace ${describe(namespace)} of this cache already caches ${recorded}; this client is ${endpoint}: give each Redis deployment a namespace of its own`,
+      );
+    }
     this.#cache = cache;
     this.#redis = redis;
     this.#namespace = namespace;
@@ -107,6 +136,7 @@ export class RedisTier {
 
   /** The value of `key`: the shared cache's while its lease holds, else Redis's (then kept). */
   async get(key) {
+    const redisKey = this.#redisKey(key);
     const cache = this.#cache;
     const entry = entryKey(this.#namespace, this.#holder.generation(), key);
     const local = cache.get(entry);
@@ -120,7 +150,7 @@ export class RedisTier {
     const version = cache.info(entry)?.version;
     let stored;
     try {
-      stored = await this.#call((redis) => redis.pipeline().getBuffer(this.#redisKey(key)).pttl(this.#redisKey(key)).exec());
+      stored = await this.#call((redis) => redis.pipeline().getBuffer(redisKey).pttl(redisKey).exec());
       if (stored[0][0]) throw unavailable(stored[0][0]);
     } catch (error) {
       // Redis down or slow: the value this machine holds, if allowed, as it is.
@@ -150,6 +180,7 @@ export class RedisTier {
    * @param {{ ttl?: number, loadTimeoutMs?: number }} [options]
    */
   async fetch(key, loader, { ttl = this.#settings.ttl, loadTimeoutMs = 10_000 } = {}) {
+    this.#redisKey(key);
     if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
     const cached = await this.get(key);
     if (cached !== undefined) return cached;
@@ -194,7 +225,8 @@ export class RedisTier {
 
   /** Deletes `key` in Redis, then the local copy. */
   async delete(key) {
-    await this.#call((redis) => redis.del(this.#redisKey(key)));
+    const redisKey = this.#redisKey(key);
+    await this.#call((redis) => redis.del(redisKey));
     this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
   }
 
