@@ -77,8 +77,9 @@ export class TrackingHolder {
    * @param {object} options
    * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's cache
    * @param {any} [options.Redis] the ioredis Redis class, for servers given as connection options
-   * @param {() => Array<object | ((overrides: object) => any)> | Promise<...>} options.servers every server to track (a cluster's masters), asked at each arming: its ioredis connection options, or a function that opens a connection to it with overrides
+   * @param {() => any[] | Promise<any[]>} options.servers every server to track (a cluster's masters), asked at each arming: its ioredis connection options, or a function that opens a connection to it with overrides
    * @param {string} options.namespace the namespace; Redis keys are `${namespace}:${key}`
+   * @param {number} [options.leaseMs] and the other HOLDER_DEFAULTS
    */
   constructor({ cache, Redis, servers, namespace, ...settings }) {
     this.#cache = cache;
