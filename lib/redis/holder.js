@@ -76,8 +76,8 @@ export class TrackingHolder {
   /**
    * @param {object} options
    * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's cache
-   * @param {any} options.Redis the ioredis Redis class
-   * @param {() => object[] | Promise<object[]>} options.servers the ioredis connection options of every server to track (a cluster's masters), asked at each arming
+   * @param {any} [options.Redis] the ioredis Redis class, for servers given as connection options
+   * @param {() => Array<object | ((overrides: object) => any)> | Promise<...>} options.servers every server to track (a cluster's masters), asked at each arming: its ioredis connection options, or a function that opens a connection to it with overrides
    * @param {string} options.namespace the namespace; Redis keys are `${namespace}:${key}`
    */
   constructor({ cache, Redis, servers, namespace, ...settings }) {
@@ -179,7 +179,7 @@ export class TrackingHolder {
     if (this.#arming !== null) return;
     const arming = (async () => {
       const servers = await this.#servers();
-      const trackers = servers.map((server) => new Tracker(this.#Redis, server, this.#prefix));
+      const trackers = servers.map((server) => new Tracker(typeof server === 'function' ? server : (overrides) => new this.#Redis({ ...server, ...overrides }), this.#prefix));
       for (const tracker of trackers) {
         tracker.on('invalidate', (keys) => this.#invalidate(keys));
         tracker.on('flush', () => this.#bump());
