@@ -123,6 +123,8 @@ export class RedisTier {
   #keysGeneration = -1;
   #unwatch = () => {};
   #closed = false;
+  /** Resolves when the client first becomes ready; null once it has been. */
+  #firstReady = null;
 
   /** @param {typeof TIER_DEFAULTS} options */
   constructor(options) {
@@ -152,7 +154,17 @@ export class RedisTier {
     this.#holder = new TrackingHolder({ cache, namespace, leaseMs: settings.leaseMs, servers: () => trackedServers(redis, settings.Redis, settings.deadlineMs * 4) }).start();
     const reconnecting = () => this.#counts.reconnects++;
     const rearm = () => this.#holder.rearm();
+    const ready = () => {
+      this.#firstReady = null;
+    };
     redis.on('reconnecting', reconnecting);
+    // A client still making its first connection: calls wait for it (within
+    // their deadline) rather than fail at once, so a tier made right after
+    // its client works. Later outages fail fast.
+    if (redis.status !== 'ready' && ['wait', 'connecting', 'connect'].includes(redis.status)) {
+      this.#firstReady = new Promise((resolve) => redis.once('ready', resolve));
+      this.#firstReady.then(ready);
+    }
     // Each master of a cluster reports only its own keys: a master more or less is a new set of Trackers.
     if (isCluster(redis)) {
       redis.on('+node', rearm);
@@ -508,7 +520,10 @@ export class RedisTier {
   /** `run(redis)` under the deadline, failures counted by code. */
   async #call(run) {
     try {
-      return await within(this.#settings.deadlineMs, () => run(this.#redis));
+      return await within(this.#settings.deadlineMs, async () => {
+        if (this.#firstReady !== null) await this.#firstReady;
+        return run(this.#redis);
+      });
     } catch (error) {
       if (error.code === codes.ERR_REDIS_TIMEOUT) this.#counts.redisTimeouts++;
       else this.#counts.redisErrors++;
