@@ -26,6 +26,8 @@ export const codes = Object.freeze({
   ERR_REDIS_UNAVAILABLE: 'ERR_REDIS_UNAVAILABLE',
   /** A Redis call of the Redis tier took longer than its deadline (options.deadlineMs); what it did is unknown. */
   ERR_REDIS_TIMEOUT: 'ERR_REDIS_TIMEOUT',
+  /** The Redis tier read a value that is not msgpack (another client wrote something else under the namespace). */
+  ERR_REDIS_VALUE: 'ERR_REDIS_VALUE',
   /** incr() of a key that holds something other than a number (a string, bytes, an object): the value is left as it is. */
   ERR_NOT_A_NUMBER: 'ERR_NOT_A_NUMBER',
   /** update() gave up: other writers changed the key between its read and its write on every one of its attempts. */

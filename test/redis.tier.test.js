@@ -246,7 +246,7 @@ test('clear() deletes the namespace in Redis and drops this machine\'s copies; o
 
 test('a seeded race of reads and writes from 3 hosts: a read that starts a lease after a write returned never serves a value older than it', { skip, timeout: 120_000 }, async (t) => {
   const { seededRandom, testSeed } = await import('./helpers/seeded-random.js');
-  const { HOLDER_DEFAULTS } = await import('../lib/redis/holder.js');
+  const { TIER_DEFAULTS } = await import('../lib/redis/tier.js');
   const seed = testSeed();
   const random = seededRandom(seed);
   const server = await startRedis(await freePort());
@@ -286,7 +286,7 @@ test('a seeded race of reads and writes from 3 hosts: a read that starts a lease
     }),
   );
   // A lease covers what Redis had acknowledged when its ping round began (see lib/redis/holder.js).
-  const window = HOLDER_DEFAULTS.leaseMs + 50;
+  const window = TIER_DEFAULTS.leaseMs + 50;
   const problems = [];
   for (const read of reads) {
     const known = writes.filter((write) => write.key === read.key && write.end < read.start - window);

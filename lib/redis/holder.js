@@ -13,17 +13,20 @@
 //
 // What a holder keeps in the cache, for the tier's readers:
 //   - genKey: the generation, a number that every entry key carries (see
-//     entryKey): bumping it drops every entry of the namespace at once. A
+//     entryKey): a new one drops every entry of the namespace at once. It
+//     never repeats, even when the key was evicted (see nextGeneration),
+//     and while it is missing nothing is served or kept locally. A
 //     holder bumps it once all its Trackers are subscribed (entries written
 //     before may have missed an invalidation: Redis's rule, flush on a lost
 //     tracking connection), on a flush, and on a lost Tracker (after its
 //     replacement is subscribed);
-//   - leaseKey: until when (ms since the epoch) entries may be served
-//     without asking Redis: each ping round started at t0 whose answers came
-//     back from every server sets it to t0 + leaseMs, since every
-//     invalidation of a write Redis acknowledged before t0 was handled by
-//     then (see Tracker#ping). A holder that dies or stalls stops renewing
-//     it, and hits stop being served fresh within leaseMs.
+//   - leaseKey: when (ms since the epoch) the last ping round whose answers
+//     came back from every server started (0: none, or no longer valid):
+//     every invalidation of a write Redis acknowledged before then was
+//     handled (see Tracker#ping). Each reader serves entries for its own
+//     leaseMs (a RedisTier option) after it. A holder that dies or stalls stops renewing it, so
+//     hits stop being served fresh within leaseMs. A ping that is not
+//     answered within pingTimeoutMs counts as a lost tracker.
 // An invalidation of `key` deletes entryKey(generation, key).
 
 import { randomBytes } from 'node:crypto';
@@ -38,19 +41,34 @@ export const HOLDER_DEFAULTS = Object.freeze({
   renewMs: 150,
   /** How often a holder pings its Trackers to renew the lease (ms). */
   pingMs: 100,
-  /** How long after a ping round started its answers vouch for the entries (ms). */
-  leaseMs: 300,
+  /** How long a ping may go unanswered before its tracker counts as lost (ms). */
+  pingTimeoutMs: 1000,
 });
 
-/** The cache keys of namespace `namespace`'s shared state: control characters keep them apart from any user key. */
+// Every cache key of a namespace starts with "\0acr:<namespace>\0": a
+// namespace has no NUL, so no two namespaces share a key, and after that NUL
+// a state key is a word and an entry key a generation (digits) and ':'.
+
+/** The cache keys of namespace `namespace`'s shared state. */
 export function stateKeys(namespace) {
-  const base = `\u0000acr:${namespace}`;
-  return { claimKey: `${base}:claim`, genKey: `${base}:gen`, leaseKey: `${base}:lease` };
+  const base = `\u0000acr:${namespace}\u0000`;
+  return { claimKey: `${base}claim`, genKey: `${base}gen`, leaseKey: `${base}lease`, endpointKey: `${base}endpoint`, flightPrefix: `${base}flight:` };
 }
 
 /** The cache key of `key`'s entry in generation `generation` of `namespace`. */
 export function entryKey(namespace, generation, key) {
-  return `\u0000acr:${namespace}:${generation}:${key}`;
+  return `\u0000acr:${namespace}\u0000${generation}:${key}`;
+}
+
+/**
+ * A generation after `previous` (undefined when the key is missing) that no
+ * holder has used: the clock in ms times 1024 plus a random part, or one
+ * more than `previous` if that is larger. An evicted generation key cannot
+ * bring an old generation back (an increment from 0 would).
+ */
+export function nextGeneration(previous) {
+  const fresh = Date.now() * 1024 + Math.floor(Math.random() * 1024);
+  return typeof previous === 'number' && previous >= fresh ? previous + 1 : fresh;
 }
 
 
@@ -69,6 +87,8 @@ export class TrackingHolder {
   #trackers = [];
   #timers = [];
   #arming = null;
+  /** A rearm() came during an arming: its trackers may miss a master. */
+  #armAgain = false;
   #closed = false;
   /** What this holder did, for stats and tests. */
   counts = { claims: 0, lostClaims: 0, generationBumps: 0, invalidations: 0, trackerLosses: 0 };
@@ -79,7 +99,7 @@ export class TrackingHolder {
    * @param {any} [options.Redis] the ioredis Redis class, for servers given as connection options
    * @param {() => any[] | Promise<any[]>} options.servers every server to track (a cluster's masters), asked at each arming: its ioredis connection options, or a function that opens a connection to it with overrides
    * @param {string} options.namespace the namespace; Redis keys are `${namespace}:${key}`
-   * @param {number} [options.leaseMs] and the other HOLDER_DEFAULTS
+   * @param {number} [options.pingTimeoutMs] and the other HOLDER_DEFAULTS
    */
   constructor({ cache, Redis, servers, namespace, ...settings }) {
     this.#cache = cache;
@@ -109,25 +129,29 @@ export class TrackingHolder {
     return this.#claimVersion !== 0;
   }
 
-  /** The generation entries are keyed by now (0 before any holder armed). */
+  /** The generation entries are keyed by now; undefined before a holder armed, or when its key was evicted (then nothing is served or kept locally). */
   generation() {
-    return this.#cache.get(this.#keys.genKey) ?? 0;
+    return this.#cache.get(this.#keys.genKey);
   }
 
-  /** Until when entries may be served without asking Redis (ms since the epoch; 0: not now). */
-  leaseUntil() {
+  /** When the last complete ping round started (ms since the epoch; 0: no lease now). */
+  vouchedAt() {
     return this.#cache.get(this.#keys.leaseKey) ?? 0;
   }
 
   /**
    * The servers to track changed (a cluster gained or lost a master): a
    * holder drops its Trackers and arms new ones, which bumps the generation.
+   * Calls while an arming runs make one more arming after it.
    */
   rearm() {
     if (!this.holding || this.#closed) return;
     this.#cache.set(this.#keys.leaseKey, 0);
+    if (this.#arming !== null) {
+      this.#armAgain = true;
+      return;
+    }
     this.#closeTrackers();
-    this.#arming = null;
     this.#arm();
   }
 
@@ -159,6 +183,8 @@ export class TrackingHolder {
         if (this.#claimVersion !== 0) {
           // Trackers that failed to start (a server down) are tried again.
           if (this.#trackers.length === 0) this.#arm();
+          // An evicted generation: entries are neither served nor kept until there is a new one.
+          else if (this.#arming === null && this.generation() === undefined) this.#bump();
           return;
         }
       }
@@ -185,35 +211,67 @@ export class TrackingHolder {
     this.#arm();
   }
 
-  /** Opens a Tracker per server; once all are subscribed, bumps the generation. A failure drops the role's trackers and tries again at the next tick. */
+  /**
+   * Opens a Tracker per server; once all are subscribed, bumps the
+   * generation. A failure closes this arming's trackers, and the next tick
+   * tries again. Trackers of an arming that was overtaken (closed, the role
+   * lost, a rearm) are closed, never left open.
+   */
   #arm() {
     if (this.#arming !== null) return;
     const arming = (async () => {
       const servers = await this.#servers();
+      if (this.#closed || !this.holding) return;
       const trackers = servers.map((server) => new Tracker(typeof server === 'function' ? server : (overrides) => new this.#Redis({ ...server, ...overrides }), this.#prefix));
       for (const tracker of trackers) {
         tracker.on('invalidate', (keys) => this.#invalidate(keys));
-        tracker.on('flush', () => this.#bump());
+        tracker.on('flush', () => this.#applying() && this.#bump());
         tracker.on('lost', () => this.#trackerLost(tracker));
       }
       this.#trackers = trackers;
-      await Promise.all(trackers.map((tracker) => tracker.start()));
-      if (!this.holding || this.#trackers !== trackers) return;
+      try {
+        await Promise.all(trackers.map((tracker) => tracker.start()));
+      } catch (error) {
+        this.#closeTrackers(trackers);
+        throw error;
+      }
+      if (this.#closed || !this.holding || this.#trackers !== trackers) {
+        this.#closeTrackers(trackers);
+        return;
+      }
       // Covered from here on: what was cached before may have missed an invalidation.
       this.#bump();
     })();
     this.#arming = arming;
-    arming.catch(() => this.#closeTrackers()).finally(() => {
-      if (this.#arming === arming) this.#arming = null;
-    });
+    arming
+      .catch(() => {})
+      .finally(() => {
+        if (this.#arming === arming) this.#arming = null;
+        if (this.#armAgain) {
+          this.#armAgain = false;
+          this.rearm();
+        }
+      });
+  }
+
+  /** Whether tracker events are still this holder's to apply (not after close()). */
+  #applying() {
+    return !this.#closed && this.holding;
   }
 
   #invalidate(keys) {
+    if (!this.#applying()) return;
     const generation = this.generation();
+    // No generation: no entry can be reached (see generation()).
+    if (generation === undefined) return;
+    const maxKeyBytes = this.#cache.maxKeyBytes;
     for (const raw of keys) {
       const key = raw.toString();
       if (!key.startsWith(this.#prefix)) continue;
-      this.#cache.delete(entryKey(this.#namespace, generation, key.slice(this.#prefix.length)));
+      const entry = entryKey(this.#namespace, generation, key.slice(this.#prefix.length));
+      // A key too long for the cache never has an entry (the tier reads it through uncached).
+      if (Buffer.byteLength(entry) > maxKeyBytes) continue;
+      this.#cache.delete(entry);
       this.counts.invalidations++;
     }
   }
@@ -224,13 +282,15 @@ export class TrackingHolder {
   }
 
   #bump() {
-    this.#cache.set(this.#keys.leaseKey, 0);
-    this.#cache.incr(this.#keys.genKey);
+    const cache = this.#cache;
+    cache.set(this.#keys.leaseKey, 0);
+    // Never an old generation again: see nextGeneration().
+    cache.update(this.#keys.genKey, (previous) => nextGeneration(previous));
     this.counts.generationBumps++;
   }
 
   #trackerLost(tracker) {
-    if (!this.#trackers.includes(tracker)) return;
+    if (!this.#applying() || !this.#trackers.includes(tracker)) return;
     this.counts.trackerLosses++;
     // No entry is vouched for until every server is tracked again.
     this.#cache.set(this.#keys.leaseKey, 0);
@@ -242,19 +302,36 @@ export class TrackingHolder {
     const trackers = this.#trackers;
     if (!this.holding || this.#arming !== null || trackers.length === 0) return;
     const started = Date.now();
+    const timeoutMs = this.#settings.pingTimeoutMs;
     try {
-      await Promise.all(trackers.map((tracker) => tracker.ping()));
+      await Promise.all(
+        trackers.map(async (tracker) => {
+          let timer;
+          // A connection that went silent (no reset, no answer) is a lost one: Redis's advice.
+          const silent = new Promise((_, reject) => {
+            timer = setTimeout(() => {
+              this.#trackerLost(tracker);
+              reject(new Error('ping unanswered'));
+            }, timeoutMs);
+          });
+          try {
+            await Promise.race([tracker.ping(), silent]);
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+      );
     } catch {
       return;
     }
-    if (this.holding && this.#trackers === trackers && trackers.every((tracker) => !tracker.lost)) {
-      this.#cache.set(this.#keys.leaseKey, started + this.#settings.leaseMs);
+    if (this.#applying() && this.#trackers === trackers && trackers.every((tracker) => !tracker.lost)) {
+      this.#cache.set(this.#keys.leaseKey, started);
     }
   }
 
-  #closeTrackers() {
-    const trackers = this.#trackers;
-    this.#trackers = [];
+  /** Closes `trackers` (the current ones by default, which are then none). */
+  #closeTrackers(trackers = this.#trackers) {
+    if (trackers === this.#trackers) this.#trackers = [];
     for (const tracker of trackers) tracker.close();
   }
 

@@ -27,7 +27,7 @@ export function newCounts() {
 }
 
 /** stats() of a tier: its counts by tier, and its holder's. */
-export function tierStats(counts, holder, now) {
+export function tierStats(counts, holder, leaseMs, now) {
   const held = holder.counts;
   return {
     gets: counts.gets,
@@ -51,8 +51,8 @@ export function tierStats(counts, holder, now) {
       generationBumps: held.generationBumps,
       invalidations: held.invalidations,
       trackerLosses: held.trackerLosses,
-      generation: holder.generation(),
-      leaseRemainingMs: Math.max(0, holder.leaseUntil() - now),
+      generation: holder.generation() ?? 0,
+      leaseRemainingMs: holder.vouchedAt() === 0 ? 0 : Math.max(0, holder.vouchedAt() + leaseMs - now),
     },
   };
 }

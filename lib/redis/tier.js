@@ -29,12 +29,25 @@ import { ArenaCacheError, codes, describe } from '../errors.js';
 import { kUnpublished } from '../internal-symbols.js';
 import { checkBoolean, checkFunction, checkInteger, checkObject, withDefaults } from '../validate.js';
 import { checkStaleWindow, checkTtl } from '../cache/options.js';
-import { entryKey, HOLDER_DEFAULTS, TrackingHolder } from './holder.js';
+import { entryKey, stateKeys, TrackingHolder } from './holder.js';
 import { checkClient, checkRedisClass, endpointOf, isCluster, trackedServers, within } from './redis-client.js';
 import { newCounts, registerTierMetrics, tierStats } from './tier-stats.js';
 
 /** The placeholder of a read in flight: no value the tier stores is this Buffer (a Redis value is decoded msgpack, never a Buffer equal to it). */
 const PENDING = Buffer.from('00616372 2070656e 64696e67 00ff00ff'.replace(/ /g, ''), 'hex');
+
+/** `bytes` of `key` decoded; ERR_REDIS_VALUE when they are not msgpack (another client wrote something else). */
+function decode(key, bytes) {
+  let value;
+  try {
+    value = unpack(bytes);
+  } catch (cause) {
+    throw new ArenaCacheError(codes.ERR_REDIS_VALUE, `the value of ${describe(key)} in Redis is not msgpack (${bytes.length} bytes): ${cause.message}`, { cause });
+  }
+  // 0xC1 is the one byte msgpack never uses; msgpackr hands back a marker object for it.
+  if (value?.constructor?.name === 'C1Type') throw new ArenaCacheError(codes.ERR_REDIS_VALUE, `the value of ${describe(key)} in Redis is not msgpack (it holds the unused type 0xC1)`);
+  return value;
+}
 
 function isPending(value) {
   return value instanceof Uint8Array && Buffer.compare(value, PENDING) === 0;
@@ -67,7 +80,7 @@ export const TIER_DEFAULTS = Object.freeze({
   /** How long a fetch() loader may hold its key's lock in Redis, and how long others wait for it (ms). */
   loadTimeoutMs: 10_000,
   /** How long after a round of pings to every tracked server local values may be served without asking Redis (ms). */
-  leaseMs: HOLDER_DEFAULTS.leaseMs,
+  leaseMs: 300,
 });
 
 /** Checks the per-call options of fetch(), over the tier's settings. */
@@ -115,6 +128,8 @@ export class RedisTier {
   #cache;
   #redis;
   #namespace;
+  /** Where the machine's single flights of fetch() live in the cache (see #loadHere). */
+  #flightPrefix;
   #settings;
   #holder;
   #counts = newCounts();
@@ -136,7 +151,7 @@ export class RedisTier {
     // second would be invalidated by the first one's tracking only.
     const cache = given[kUnpublished]();
     const endpoint = endpointOf(redis);
-    const endpointKey = `\u0000acr:${namespace}:endpoint`;
+    const { endpointKey, flightPrefix } = stateKeys(namespace);
     cache.add(endpointKey, endpoint);
     const recorded = cache.get(endpointKey);
     if (recorded !== endpoint) {
@@ -150,8 +165,9 @@ export class RedisTier {
     this.#cache = cache;
     this.#redis = redis;
     this.#namespace = namespace;
+    this.#flightPrefix = flightPrefix;
     this.#settings = settings;
-    this.#holder = new TrackingHolder({ cache, namespace, leaseMs: settings.leaseMs, servers: () => trackedServers(redis, settings.Redis, settings.deadlineMs * 4) }).start();
+    this.#holder = new TrackingHolder({ cache, namespace, pingTimeoutMs: Math.max(settings.deadlineMs, 100), servers: () => trackedServers(redis, settings.Redis, settings.deadlineMs * 4) }).start();
     const reconnecting = () => this.#counts.reconnects++;
     const rearm = () => this.#holder.rearm();
     const ready = () => {
@@ -288,9 +304,8 @@ export class RedisTier {
     this.#check();
     checkKey(key);
     const redisKey = this.#redisKey(key);
-    await this.#call((redis) => redis.del(redisKey));
-    this.#counts.redisDeletes++;
-    this.#cache.delete(this.#entryKey(key));
+    this.#counts.redisDeletes += await this.#call((redis) => redis.del(redisKey));
+    this.#dropLocal(key);
   }
 
   /**
@@ -310,8 +325,12 @@ export class RedisTier {
         const [next, keys] = await this.#call(() => server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
         cursor = next;
         if (keys.length > 0) {
-          await this.#call(() => server.unlink(...keys));
-          this.#counts.redisDeletes += keys.length;
+          // One UNLINK per key: a cluster refuses one command over keys of several slots.
+          const replies = await this.#call(() => server.pipeline(keys.map((each) => ['unlink', each])).exec());
+          for (const [error, deleted] of replies) {
+            if (error) throw await this.#call(() => Promise.reject(error)).catch((wrapped) => wrapped);
+            this.#counts.redisDeletes += deleted;
+          }
         }
       } while (cursor !== '0');
     }
@@ -320,7 +339,7 @@ export class RedisTier {
 
   /** This instance's counts by tier, and its holder's (see docs/redis-tier.md#stats-and-metrics). */
   stats() {
-    return tierStats(this.#counts, this.#holder, Date.now());
+    return tierStats(this.#counts, this.#holder, this.#settings.leaseMs, Date.now());
   }
 
   /**
@@ -345,10 +364,11 @@ export class RedisTier {
     return this.#closed;
   }
 
-  /** The local value of `entry` if the lease vouches for it, else undefined. */
+  /** The local value of `entry` (null: none can be kept) if the lease vouches for it, else undefined. */
   #localHit(entry) {
+    if (entry === null) return undefined;
     const local = this.#cache.get(entry);
-    if (local === undefined || isPending(local) || Date.now() >= this.#holder.leaseUntil()) return undefined;
+    if (local === undefined || isPending(local) || Date.now() - this.#holder.vouchedAt() >= this.#settings.leaseMs) return undefined;
     this.#counts.localHits++;
     return local;
   }
@@ -362,6 +382,11 @@ export class RedisTier {
     const cache = this.#cache;
     const counts = this.#counts;
     counts.localMisses++;
+    if (entry === null) {
+      // No copy can be kept (a key too long for the cache, or no generation now): Redis answers.
+      const [bytes, pttl] = await this.#readRedis(this.#redisKey(key));
+      return this.#decoded(key, bytes, pttl);
+    }
     // Read before the placeholder takes the key: what stale-if-error serves.
     const kept = cache.get(entry, { allowStale: true });
     const fallback = kept === undefined || isPending(kept) ? undefined : kept;
@@ -379,16 +404,26 @@ export class RedisTier {
       }
       throw error;
     }
+    const read = this.#decoded(key, bytes, pttl);
+    if (read === undefined || read.stale || version === undefined) return read;
+    try {
+      cache.compareAndSet(entry, version, read.value, freshness(pttl, this.#settings.staleWhileRevalidate));
+    } catch (error) {
+      // A value too large for the cache is served without a copy.
+      if (!(error instanceof RangeError)) throw error;
+    }
+    return read;
+  }
+
+  /** { value, stale } of what Redis returned (undefined for no value), counted; ERR_REDIS_VALUE for bytes that are not msgpack. */
+  #decoded(key, bytes, pttl) {
     if (bytes === null) {
-      counts.redisMisses++;
+      this.#counts.redisMisses++;
       return undefined;
     }
-    counts.redisHits++;
-    const value = unpack(bytes);
-    const keep = freshness(pttl, this.#settings.staleWhileRevalidate);
-    if (keep === null) return { value, stale: true };
-    if (version !== undefined) cache.compareAndSet(entry, version, value, keep);
-    return { value, stale: false };
+    const value = decode(key, bytes);
+    this.#counts.redisHits++;
+    return { value, stale: freshness(pttl, this.#settings.staleWhileRevalidate) === null };
   }
 
   /**
@@ -399,9 +434,13 @@ export class RedisTier {
    * another machine is loading; `force` loads even over a value in Redis.
    */
   async #loadHere(key, loader, call, staleValue, how) {
-    const flight = `\u0000acr:${this.#namespace}:flight:${how.store ? '' : 'down:'}${key}`;
+    // A flight per kind: a refresh (which may load nothing) and a load with Redis down never answer a plain load's callers.
+    const kind = how.refresh ? 'refresh' : how.store ? 'load' : 'down';
+    const flight = `${this.#flightPrefix}${kind}:${key}`;
     // The flight's value is a one-element array, or an empty one for "nothing loaded" (a refresh left to another machine).
     const run = () => (how.store ? this.#loadOnce(key, loader, call, staleValue, how) : this.#runLoader(key, loader, staleValue).then((value) => [value]));
+    // A key too long to name a flight loads in this thread alone.
+    if (Buffer.byteLength(flight) > this.#cache.maxKeyBytes) return (await run())[0] ?? staleValue;
     const result = await this.#cache.fetch(flight, run, { ttl: call.loadTimeoutMs });
     this.#cache.delete(flight);
     if (result.length === 0) return staleValue;
@@ -466,7 +505,7 @@ export class RedisTier {
   /** Redis's value of `redisKey` if it is there and fresh, else undefined. */
   async #freshInRedis(redisKey) {
     const [bytes, pttl] = await this.#readRedis(redisKey);
-    return bytes !== null && freshness(pttl, this.#settings.staleWhileRevalidate) !== null ? unpack(bytes) : undefined;
+    return bytes !== null && freshness(pttl, this.#settings.staleWhileRevalidate) !== null ? decode(redisKey, bytes) : undefined;
   }
 
   /** SET in Redis with the ttl plus the stale window (none without a ttl), then the local copy dropped. */
@@ -475,7 +514,7 @@ export class RedisTier {
     const keepMs = ttl > 0 ? ttl + this.#settings.staleWhileRevalidate : 0;
     await this.#call((redis) => (keepMs > 0 ? redis.set(redisKey, bytes, 'PX', keepMs) : redis.set(redisKey, bytes)));
     this.#counts.redisWrites++;
-    this.#cache.delete(this.#entryKey(key));
+    this.#dropLocal(key);
   }
 
   /** [value bytes or null, PTTL] of `redisKey`, in one round trip under the deadline. */
@@ -497,6 +536,8 @@ export class RedisTier {
    */
   #entryKey(key) {
     const generation = this.#holder.generation();
+    // No generation (none yet, or its key was evicted): no copy is served or kept.
+    if (generation === undefined) return null;
     if (generation !== this.#keysGeneration || this.#entryKeys.size >= ENTRY_KEYS_REMEMBERED) {
       this.#entryKeys.clear();
       this.#keysGeneration = generation;
@@ -504,9 +545,17 @@ export class RedisTier {
     let entry = this.#entryKeys.get(key);
     if (entry === undefined) {
       entry = entryKey(this.#namespace, generation, key);
+      // A key too long for the cache is read through uncached (null).
+      if (Buffer.byteLength(entry) > this.#cache.maxKeyBytes) entry = null;
       this.#entryKeys.set(key, entry);
     }
     return entry;
+  }
+
+  /** Drops this machine's copy of `key`, if it can have one. */
+  #dropLocal(key) {
+    const entry = this.#entryKey(key);
+    if (entry !== null) this.#cache.delete(entry);
   }
 
   #redisKey(key) {

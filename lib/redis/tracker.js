@@ -81,8 +81,10 @@ export class Tracker extends EventEmitter {
     return this.#lost;
   }
 
+  /** Disconnects; nothing is reported after this (not even 'lost'). */
   close() {
     this.#lost = true;
+    this.removeAllListeners();
     this.#client.disconnect();
   }
 
