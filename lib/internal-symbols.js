@@ -33,6 +33,8 @@ export const kInvalidation = Symbol('invalidation');
  */
 export const kOwnerIdentity = Symbol('ownerIdentity');
 export const kOwnerIsDead = Symbol('ownerIsDead');
+/** [kUnpublished](): another instance over the same arena whose writes an InvalidationBus does not publish (for the Redis tier). */
+export const kUnpublished = Symbol('unpublished');
 
 /**
  * An option of InvalidationBus, for tests only: the bus's clock (a function

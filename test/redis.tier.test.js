@@ -62,8 +62,8 @@ test('two hosts on one redis-server: reads cached in each host, invalidated by w
   assert.deepEqual((await b('get', 'user:1')).result, { name: 'Ada' });
   // Once B's holder has a lease, the next reads are B's own.
   await until(async () => {
-    const before = (await b('get', 'user:1')).counts.localHits;
-    return (await b('get', 'user:1')).counts.localHits > before;
+    const before = (await b('get', 'user:1')).stats.local.hits;
+    return (await b('get', 'user:1')).stats.local.hits > before;
   }, 'a read served from the shared cache');
 
   // A write by another Redis client reaches B's cache.
@@ -146,7 +146,7 @@ test('on a cluster of 3 masters, writes to keys of every master reach the tier\'
   for (const key of keys) await tier.set(key, 1);
   await until(async () => {
     for (const key of keys) await tier.get(key);
-    return tier.counts.localHits > 0;
+    return tier.stats().local.hits > 0;
   }, 'reads served from the cache');
   for (const key of keys) await other.set(`app:${key}`, pack(2));
   await until(async () => {
@@ -186,14 +186,14 @@ test('Redis down: cached values are served (stale-if-error), misses and writes f
   await assert.rejects(tier.set('k', 'lost write'), (error) => ['ERR_REDIS_UNAVAILABLE', 'ERR_REDIS_TIMEOUT'].includes(error.code));
   assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms for three calls with Redis down (deadline 300 ms)`);
   assert.equal(await tier.get('k'), 'cached', 'a failed write is not applied locally');
-  assert.ok(tier.counts.staleIfError > 0);
+  assert.ok(tier.stats().local.staleIfError > 0);
   const generation = cache.get(genKey);
 
   // Redis comes back empty (no persistence): the holder re-arms and bumps the generation, and the old value is gone.
   server = await startRedis(port);
   await until(() => cache.get(genKey) > generation, 'a new generation after Redis came back', 10_000);
   await until(async () => (await tier.get('k').catch(() => 'error')) === undefined, 'the old value gone', 10_000);
-  assert.ok(tier.counts.reconnects > 0);
+  assert.ok(tier.stats().redis.reconnects > 0);
 });
 
 test('fetch across hosts: 3 hosts missing one key at once run one loader; a loader whose host dies lets another load after its lock lapses', { skip, timeout: 60_000 }, async (t) => {
@@ -309,14 +309,29 @@ test('bad input and misconfiguration: clear errors, and a namespace already cach
   const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true });
   client.on('error', () => {});
   t.after(() => client.disconnect());
-  assert.throws(() => new RedisTier({ cache, redis: undefined, Redis, namespace: 'app' }), { name: 'TypeError', message: 'options.redis must be an ioredis Redis or Cluster client (got undefined)' });
-  assert.throws(() => new RedisTier({ cache, redis: client, namespace: 'app' }), { name: 'TypeError', message: 'options.Redis must be the ioredis Redis class, for the tracking connections (got undefined)' });
+  const notSupported = 'node-redis clients are not supported (see docs/redis-tier.md)';
+  assert.throws(() => new RedisTier({ cache, redis: undefined, Redis, namespace: 'app' }), { name: 'TypeError', message: `options.redis must be an ioredis Redis or Cluster client (got undefined); ${notSupported}` });
+  // A node-redis client has no getBuffer/pipeline of ioredis's shape.
+  assert.throws(() => new RedisTier({ cache, redis: { options: {}, sendCommand() {}, get() {} }, namespace: 'app' }), { name: 'TypeError', message: `options.redis must be an ioredis Redis or Cluster client (got an instance of Object); ${notSupported}` });
+  assert.throws(() => new RedisTier({ cache, redis: client, Redis: 'ioredis', namespace: 'app' }), { name: 'TypeError', message: 'options.Redis must be the ioredis Redis class (got "ioredis")' });
   assert.throws(() => new RedisTier({ cache: {}, redis: client, Redis, namespace: 'app' }), { name: 'TypeError', message: 'options.cache must be a SharedCache (got an instance of Object)' });
   assert.throws(() => new RedisTier({ cache, redis: client, Redis, namespace: '' }), { name: 'TypeError', message: 'options.namespace must be a non-empty string without NUL characters (got "")' });
-  const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app' });
+  assert.throws(() => new RedisTier({ cache, redis: client, namespace: 'app', deadlineMS: 100 }), { name: 'TypeError', message: 'options.deadlineMS is not a known option; did you mean deadlineMs?' });
+  assert.throws(() => new RedisTier({ cache, redis: client, namespace: 'app', deadlineMs: 0 }), { name: 'RangeError', message: 'options.deadlineMs must be an integer from 1 to 600000 milliseconds (got 0)' });
+  assert.throws(() => new RedisTier({ cache, redis: client, namespace: 'app', staleIfError: 'yes' }), { name: 'TypeError', message: 'options.staleIfError must be a boolean (got "yes")' });
+  assert.throws(() => new RedisTier({ cache, redis: client, namespace: 'app', ttl: -1 }), { name: 'RangeError', message: /^options\.ttl must be a number of milliseconds from 0 to/ });
+  // Without options.Redis, a standalone client's own class makes the tracking connections.
+  const tier = new RedisTier({ cache, redis: client, namespace: 'app' });
   t.after(() => tier.close());
   await assert.rejects(tier.get(7), { name: 'TypeError', message: 'key must be a string (got 7)' });
+  await assert.rejects(tier.get('k', { allowstale: true }), { name: 'TypeError', message: 'options.allowstale is not a known option; did you mean allowStale?' });
+  await assert.rejects(tier.getMany('k'), { name: 'TypeError', message: 'keys must be an array of strings (got "k")' });
+  await assert.rejects(tier.getMany(['a', 1]), { name: 'TypeError', message: 'key must be a string (got 1)' });
   await assert.rejects(tier.fetch('k', 'not a loader'), { name: 'TypeError', message: 'loader must be a function (got "not a loader")' });
+  await assert.rejects(tier.fetch('k', () => 1, { acrossHost: false }), { name: 'TypeError', message: 'options.acrossHost is not a known option; did you mean acrossHosts?' });
+  await assert.rejects(tier.fetch('k', () => undefined), { name: 'TypeError', message: 'the loader of "k" returned undefined; return null for "no value", or throw' });
+  await assert.rejects(tier.set('k', undefined), { name: 'TypeError', message: 'value must not be undefined (delete() removes a key)' });
+  await assert.rejects(tier.set('k', 1, { ttl: 'soon' }), { name: 'TypeError', message: 'options.ttl must be a number of milliseconds (got "soon")' });
   const elsewhere = new Redis({ host: '127.0.0.1', port: await freePort(), lazyConnect: true });
   elsewhere.on('error', () => {});
   t.after(() => elsewhere.disconnect());
@@ -327,4 +342,10 @@ test('bad input and misconfiguration: clear errors, and a namespace already cach
   const started = Date.now();
   await assert.rejects(other.get('k'), (error) => ['ERR_REDIS_UNAVAILABLE', 'ERR_REDIS_TIMEOUT'].includes(error.code));
   assert.ok(Date.now() - started < 1000);
+  assert.equal(other.stats().redis.errors + other.stats().redis.timeouts, 1);
+  // A closed tier, or a tier whose cache was closed, refuses calls with a code.
+  other.close();
+  await assert.rejects(other.get('k'), { name: 'ArenaCacheError', code: 'ERR_CACHE_CLOSED', message: 'the RedisTier is closed' });
+  cache.close();
+  await assert.rejects(tier.get('k'), { name: 'ArenaCacheError', code: 'ERR_CACHE_CLOSED', message: "the RedisTier's cache is closed" });
 });

@@ -38,7 +38,7 @@ import { flushMapping, releaseMappedArena } from '../arena/common/file-backing.j
 import { cleanMarkFor, lastOpen } from '../arena/entries/restart.js';
 import { NUMBER_VALUES_VERSION } from '../arena/common/layout.js';
 import { OUTBOX_CLEAR, OUTBOX_DELETE, OUTBOX_SET } from './outbox.js';
-import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kOwnerIdentity, kOwnerIsDead, kStampIsCurrent, kWaitFully } from '../internal-symbols.js';
+import { kBothStampsAreCurrent, kFillLocked, kGetFound, kInvalidation, kOwnerIdentity, kOwnerIsDead, kStampIsCurrent, kUnpublished, kWaitFully } from '../internal-symbols.js';
 import { OWNER_DEAD, ownerState } from '../arena/common/liveness.js';
 import { makeHandle } from './handle.js';
 import { attachParts, createParts, kAttach, openParts } from './open.js';
@@ -142,6 +142,8 @@ export class SharedCache {
   #mapped;
   /** Where this thread's writes go for the InvalidationBus (null when attached from a bare buffer). */
   #outbox;
+  /** The codec as given (before binding), for [kUnpublished]. */
+  #givenCodec;
   /** This instance's side of the InvalidationBus, made when a bus asks for it (see kInvalidation). */
   #invalidationPort = null;
   /** Ready values of recently read entries (null: options.nearCache or options.nearCacheBytes is 0). */
@@ -161,6 +163,7 @@ export class SharedCache {
     this.#arena = arena;
     // The default codec keeps its structures in the arena: one binding per instance.
     this.#codec = bindCodec(codec, arena.buffer, header);
+    this.#givenCodec = codec;
     this.#path = path;
     this.#mapped = mapped;
     this.#outbox = outbox;
@@ -958,6 +961,16 @@ export class SharedCache {
   [kOwnerIsDead](word, id) {
     if (this.#closed) throw closedError();
     return ownerState(word, id, this.#arena.lock.liveness) === OWNER_DEAD;
+  }
+
+  /**
+   * Internal, for the Redis tier: another instance over this arena, with the
+   * same codec and a near cache of its own, whose writes no InvalidationBus
+   * publishes (the tier's bookkeeping is this machine's alone). Close it too.
+   */
+  [kUnpublished]() {
+    if (this.#closed) throw closedError();
+    return SharedCache.attach(this.#arena.buffer, { codec: this.#givenCodec });
   }
 
   /** The longest key in bytes (options.maxKeyBytes, as the arena was created with it). */

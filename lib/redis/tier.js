@@ -1,5 +1,5 @@
-// RedisTier (work in progress for issue 40): a machine's SharedCache in
-// front of Redis. Reads are served from the shared cache while the
+// RedisTier: a machine's SharedCache in front of Redis (standalone or
+// Cluster). Reads are served from the shared cache while the
 // TrackingHolder's lease says every invalidation Redis sent has been
 // applied; writes go to Redis and drop the local copy (Redis reports every
 // write, this one included, to the holder: storing the written value here
@@ -13,220 +13,265 @@
 // a write the read already sees (Redis's own "caching in progress" recipe,
 // made atomic by the shard lock).
 //
-// Values travel through Redis as msgpack (msgpackr), so any host decodes
-// them; in the shared cache they are stored as values.
+// Stale windows live in Redis: a value stored with ttl T is kept there for
+// T + staleWhileRevalidate, and a reader that finds less than the window
+// left (PTTL) knows it is stale, whichever host wrote it. Values travel
+// through Redis as msgpack (msgpackr), so any host and any other client can
+// read and write them; in the shared cache they are stored as values.
+//
+// The tier's writes to the shared cache (entries, the holder's claim, lease
+// and generation) go through an instance of its own that no
+// InvalidationBus publishes: they are this machine's bookkeeping.
 
 import { randomBytes } from 'node:crypto';
 import { pack, unpack } from 'msgpackr';
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { entryKey, TrackingHolder } from './holder.js';
+import { kUnpublished } from '../internal-symbols.js';
+import { checkBoolean, checkFunction, checkInteger, checkObject, withDefaults } from '../validate.js';
+import { checkStaleWindow, checkTtl } from '../cache/options.js';
+import { entryKey, HOLDER_DEFAULTS, TrackingHolder } from './holder.js';
+import { checkClient, endpointOf, isCluster, redisClassFor, trackedServers, within } from './redis-client.js';
+import { newCounts, registerTierMetrics, tierStats } from './tier-stats.js';
 
-/** The placeholder of a read in flight: no value the tier stores is this Buffer (tier values are decoded msgpack). */
+/** The placeholder of a read in flight: no value the tier stores is this Buffer (a Redis value is decoded msgpack, never a Buffer equal to it). */
 const PENDING = Buffer.from('00616372 2070656e 64696e67 00ff00ff'.replace(/ /g, ''), 'hex');
 
-/** ERR_REDIS_UNAVAILABLE for an error of the Redis client (a dropped connection, a refused command). */
-function unavailable(cause) {
-  if (cause instanceof ArenaCacheError) return cause;
-  return new ArenaCacheError(codes.ERR_REDIS_UNAVAILABLE, `the Redis call failed: ${cause?.message ?? cause}`, { cause });
-}
-
-/** What names a Redis deployment: the cluster's seed nodes, or the server's address (and database). */
-function endpointOf(redis) {
-  if (isCluster(redis)) {
-    const nodes = (redis.startupNodes ?? []).map((node) => (typeof node === 'object' ? `${node.host ?? '127.0.0.1'}:${node.port ?? 6379}` : String(node)));
-    return `cluster ${nodes.sort().join(',')}`;
-  }
-  const { host = 'localhost', port = 6379, path, db = 0 } = redis.options;
-  return path ? `unix ${path} db ${db}` : `redis ${host}:${port} db ${db}`;
-}
-
-function isCluster(redis) {
-  return typeof redis.nodes === 'function' && redis.isCluster === true;
-}
-
-/** The connection options of every server whose changes the tier must hear: a cluster's masters, or the one server. */
-async function trackedServers(redis) {
-  if (!isCluster(redis)) {
-    const { host, port, username, password, tls } = redis.options;
-    return [{ host, port, username, password, tls }];
-  }
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
-  const { username, password, tls } = redis.options.redisOptions ?? {};
-  return redis.nodes('master').map((node) => ({ host: node.options.host, port: node.options.port, username, password, tls }));
-}
-
 function isPending(value) {
-  return Buffer.isBuffer(value) && value.equals(PENDING);
+  return value instanceof Uint8Array && Buffer.compare(value, PENDING) === 0;
 }
 
 /** Deletes a lock only while it is still the caller's (KEYS[1] holds ARGV[1]): a lapsed lock another loader took is left alone. */
 const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
-/** The tier's settings and their defaults. */
+/** The tier's options and their defaults (docs/redis-tier.md describes each). */
 export const TIER_DEFAULTS = Object.freeze({
-  /** The longest a Redis call may take before the tier's call fails with ERR_REDIS_TIMEOUT (ms). */
+  /** The machine's first tier: a SharedCache (file-backed for every process of the machine). Required. */
+  cache: undefined,
+  /** An ioredis Redis or Cluster client, connected by the caller and left open by close(). Required. */
+  redis: undefined,
+  /** Redis keys are `${namespace}:${key}`; tracking hears the prefix `${namespace}:`. Required. */
+  namespace: undefined,
+  /** The ioredis Redis class for the tracking connections; default: the client's own (for a Cluster, the ioredis package's). */
+  Redis: undefined,
+  /** The longest one Redis call may take before the tier's call fails with ERR_REDIS_TIMEOUT (ms). */
   deadlineMs: 500,
-  /** The ttl of values set without one (ms; 0: none). */
+  /** The ttl of values stored without one (ms; 0: none). */
   ttl: 0,
-  /** Whether a get whose Redis read fails may answer with the value this machine holds, unverified (counted in counts.staleIfError). */
+  /** How long past its ttl a value stays in Redis and may be served stale by fetch() while one refresh runs (ms; 0: none). */
+  staleWhileRevalidate: 0,
+  /** Whether a read whose Redis call fails may answer with the value this machine holds, unverified or stale. */
   staleIfError: true,
+  /** How long a fetch() loader may hold its key's lock in Redis, and how long others wait for it (ms). */
+  loadTimeoutMs: 10_000,
+  /** How long after a round of pings to every tracked server local values may be served without asking Redis (ms). */
+  leaseMs: HOLDER_DEFAULTS.leaseMs,
 });
 
+/** Checks the per-call options of fetch(), over the tier's settings. */
+const FETCH_DEFAULTS = Object.freeze({
+  ttl: undefined,
+  allowStale: true,
+  forceRefresh: false,
+  allowStaleOnFetchRejection: false,
+  acrossHosts: true,
+  loadTimeoutMs: undefined,
+});
+
+function checkKey(key) {
+  if (typeof key !== 'string') throw new TypeError(`key must be a string (got ${describe(key)})`);
+}
+
+function checkSettings(settings) {
+  if (typeof settings.namespace !== 'string' || settings.namespace === '' || settings.namespace.includes('\u0000')) {
+    throw new TypeError(`options.namespace must be a non-empty string without NUL characters (got ${describe(settings.namespace)})`);
+  }
+  const { cache } = settings;
+  if (cache === null || typeof cache !== 'object' || typeof cache.compareAndSet !== 'function' || typeof cache[kUnpublished] !== 'function') {
+    throw new TypeError(`options.cache must be a SharedCache (got ${describe(cache)})`);
+  }
+  checkClient(settings.redis);
+  checkInteger(settings.deadlineMs, 'options.deadlineMs', 1, 600_000, { unit: 'milliseconds' });
+  checkTtl(settings.ttl, 'options.ttl');
+  checkStaleWindow(settings.staleWhileRevalidate, 'options.staleWhileRevalidate');
+  checkBoolean(settings.staleIfError, 'options.staleIfError');
+  checkInteger(settings.loadTimeoutMs, 'options.loadTimeoutMs', 1, 3_600_000, { unit: 'milliseconds' });
+  checkInteger(settings.leaseMs, 'options.leaseMs', 1, 60_000, { unit: 'milliseconds' });
+}
+
+/** How a value read from Redis with `pttl` ms left (-1: no expiry) is kept locally, given the stale window: null when it is stale. */
+function freshness(pttl, staleWindow) {
+  if (pttl < 0) return { ttl: 0, staleWhileRevalidate: 0 };
+  const fresh = pttl - staleWindow;
+  return fresh > 0 ? { ttl: fresh, staleWhileRevalidate: staleWindow } : null;
+}
+
 export class RedisTier {
+  /** The caller's cache, and the tier's own unpublished instance of it. */
+  #given;
   #cache;
   #redis;
   #namespace;
   #settings;
   #holder;
+  #counts = newCounts();
   #unwatch = () => {};
-  /** Where gets were answered, for stats and tests. */
-  counts = { localHits: 0, redisReads: 0, staleIfError: 0, reconnects: 0 };
+  #closed = false;
 
-  /**
-   * @param {object} options
-   * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's first tier
-   * @param {any} options.redis an ioredis Redis (a standalone server) or Cluster (reads go to masters: a replica may lag an invalidation)
-   * @param {any} options.Redis the ioredis Redis class, for the tracking connections
-   * @param {string} options.namespace Redis keys are `${namespace}:${key}`
-   */
-  constructor({ cache, redis, Redis, namespace, ...settings }) {
-    if (typeof namespace !== 'string' || namespace === '' || namespace.includes('\u0000')) {
-      throw new TypeError(`options.namespace must be a non-empty string without NUL characters (got ${describe(namespace)})`);
-    }
-    if (cache === null || typeof cache !== 'object' || typeof cache.compareAndSet !== 'function') throw new TypeError(`options.cache must be a SharedCache (got ${describe(cache)})`);
-    if (redis === null || typeof redis !== 'object' || typeof redis.pipeline !== 'function' || typeof redis.options !== 'object') {
-      throw new TypeError(`options.redis must be an ioredis Redis or Cluster client (got ${describe(redis)})`);
-    }
-    if (typeof Redis !== 'function') throw new TypeError(`options.Redis must be the ioredis Redis class, for the tracking connections (got ${describe(Redis)})`);
+  /** @param {typeof TIER_DEFAULTS} options */
+  constructor(options) {
+    checkObject(options, 'options');
+    const settings = withDefaults(options, TIER_DEFAULTS, 'options');
+    checkSettings(settings);
+    const { cache: given, redis, namespace } = settings;
+    const Redis = redisClassFor(redis, settings.Redis);
     // One namespace of one machine's cache caches one Redis deployment: a
     // second would be invalidated by the first one's tracking only.
+    const cache = given[kUnpublished]();
     const endpoint = endpointOf(redis);
     const endpointKey = `\u0000acr:${namespace}:endpoint`;
     cache.add(endpointKey, endpoint);
     const recorded = cache.get(endpointKey);
     if (recorded !== endpoint) {
+      cache.close();
       throw new ArenaCacheError(
         codes.ERR_REDIS_NAMESPACE,
         `namespace ${describe(namespace)} of this cache already caches ${recorded}; this client is ${endpoint}: give each Redis deployment a namespace of its own`,
       );
     }
+    this.#given = given;
     this.#cache = cache;
     this.#redis = redis;
     this.#namespace = namespace;
-    this.#settings = { ...TIER_DEFAULTS, ...settings };
-    const reconnecting = () => this.counts.reconnects++;
+    this.#settings = settings;
+    this.#holder = new TrackingHolder({ cache, Redis, namespace, leaseMs: settings.leaseMs, servers: () => trackedServers(redis, settings.deadlineMs * 4) }).start();
+    const reconnecting = () => this.#counts.reconnects++;
+    const rearm = () => this.#holder.rearm();
     redis.on('reconnecting', reconnecting);
-    if (isCluster(redis) && (redis.options.scaleReads ?? 'master') !== 'master') {
-      throw new RangeError(`the cluster's scaleReads must be 'master' (got ${describe(redis.options.scaleReads)}): a replica may answer with a value older than an invalidation already applied`);
-    }
-    this.#holder = new TrackingHolder({ cache, Redis, namespace, servers: () => trackedServers(redis) }).start();
-    this.#unwatch = () => redis.off('reconnecting', reconnecting);
+    // Each master of a cluster reports only its own keys: a master more or less is a new set of Trackers.
     if (isCluster(redis)) {
-      // Each master reports only its own keys: a master more or less is a new set of Trackers.
-      const rearm = () => this.#holder.rearm();
       redis.on('+node', rearm);
       redis.on('-node', rearm);
-      this.#unwatch = () => {
-        redis.off('reconnecting', reconnecting);
-        redis.off('+node', rearm);
-        redis.off('-node', rearm);
-      };
     }
-  }
-
-  /** The value of `key`: the shared cache's while its lease holds, else Redis's (then kept). */
-  async get(key) {
-    const redisKey = this.#redisKey(key);
-    const cache = this.#cache;
-    const entry = entryKey(this.#namespace, this.#holder.generation(), key);
-    const local = cache.get(entry);
-    if (local !== undefined && !isPending(local) && Date.now() < this.#holder.leaseUntil()) {
-      this.counts.localHits++;
-      return local;
-    }
-    this.counts.redisReads++;
-    cache.add(entry, PENDING, { ttl: this.#settings.deadlineMs });
-    // Noted before the read is sent: an invalidation after this changes it.
-    const version = cache.info(entry)?.version;
-    let stored;
-    try {
-      stored = await this.#call((redis) => redis.pipeline().getBuffer(redisKey).pttl(redisKey).exec());
-      if (stored[0][0]) throw unavailable(stored[0][0]);
-    } catch (error) {
-      // Redis down or slow: the value this machine holds, if allowed, as it is.
-      if (local !== undefined && !isPending(local) && this.#settings.staleIfError) {
-        this.counts.staleIfError++;
-        return local;
-      }
-      throw error;
-    }
-    const [[, bytes], [, pttl]] = stored;
-    if (bytes === null) return undefined;
-    const value = unpack(bytes);
-    if (version !== undefined) cache.compareAndSet(entry, version, value, { ttl: pttl > 0 ? pttl : 0 });
-    return value;
+    this.#unwatch = () => {
+      redis.off('reconnecting', reconnecting);
+      redis.off('+node', rearm);
+      redis.off('-node', rearm);
+    };
   }
 
   /**
-   * The value of `key`, or, when Redis has none, what `loader(key)` returns,
-   * stored in Redis (with `ttl`) and returned. One loader per key at a time
-   * in the whole deployment: one per machine (the cache's own fetch() on a
-   * side key, which other threads and processes wait on), and one across
-   * machines (a lock in Redis, SET NX PX loadTimeoutMs, released by
-   * compare-and-delete; other machines read the value it stores, or take
-   * the lock when it lapses because its holder died).
+   * The value of `key`: the machine's copy while the holder's lease vouches
+   * for it, else Redis's (then kept); undefined when Redis has none. With
+   * allowStale, a value in its stale window is returned too.
    * @param {string} key
-   * @param {(key: string) => unknown} loader
-   * @param {{ ttl?: number, loadTimeoutMs?: number }} [options]
+   * @param {{ allowStale?: boolean }} [options]
    */
-  async fetch(key, loader, { ttl = this.#settings.ttl, loadTimeoutMs = 10_000 } = {}) {
-    this.#redisKey(key);
-    if (typeof loader !== 'function') throw new TypeError(`loader must be a function (got ${describe(loader)})`);
-    const cached = await this.get(key);
-    if (cached !== undefined) return cached;
-    const flight = `\u0000acr:${this.#namespace}:flight:${key}`;
-    const value = await this.#cache.fetch(flight, () => this.#loadOnce(key, loader, ttl, loadTimeoutMs), { ttl: loadTimeoutMs });
-    this.#cache.delete(flight);
-    return value;
+  async get(key, options) {
+    this.#check();
+    checkKey(key);
+    let allowStale = false;
+    if (options !== undefined) {
+      allowStale = withDefaults(options, { allowStale: false }, 'options').allowStale;
+      checkBoolean(allowStale, 'options.allowStale');
+    }
+    this.#counts.gets++;
+    const entry = entryKey(this.#namespace, this.#holder.generation(), key);
+    const local = this.#localHit(entry);
+    if (local !== undefined) return local;
+    const read = await this.#read(key, entry);
+    if (read === undefined || (read.stale && !read.fallback && !allowStale)) return undefined;
+    return read.value;
   }
 
-  /** fetch() on one machine at a time: the value in Redis, or the loader's under the deployment-wide lock. */
-  async #loadOnce(key, loader, ttl, loadTimeoutMs) {
-    const redisKey = this.#redisKey(key);
-    const lockKey = `${this.#namespace}\u0001lock:${key}`;
-    const token = randomBytes(12).toString('hex');
-    const until = Date.now() + loadTimeoutMs;
-    for (let wait = 5; ; wait = Math.min(50, wait * 2)) {
-      const bytes = await this.#call((redis) => redis.getBuffer(redisKey));
-      if (bytes !== null) return unpack(bytes);
-      if ((await this.#call((redis) => redis.set(lockKey, token, 'PX', loadTimeoutMs, 'NX'))) === 'OK') {
-        try {
-          const value = await loader(key);
-          if (value !== undefined) await this.set(key, value, { ttl });
-          return value;
-        } finally {
-          await this.#call((redis) => redis.eval(RELEASE_LOCK, 1, lockKey, token)).catch(() => {});
-        }
+  /**
+   * The values of `keys` (an array of strings), in order, undefined for
+   * each key Redis has none of: local copies at once, the others read from
+   * Redis concurrently (each under the deadline).
+   * @param {string[]} keys
+   * @param {{ allowStale?: boolean }} [options]
+   */
+  async getMany(keys, options) {
+    this.#check();
+    if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings (got ${describe(keys)})`);
+    for (const key of keys) checkKey(key);
+    return Promise.all(keys.map((key) => this.get(key, options)));
+  }
+
+  /**
+   * The value of `key`, or, when Redis has none, what `loader(key,
+   * { staleValue })` returns, stored in Redis (with `ttl`) and returned.
+   * One loader per key at a time in the whole deployment: one per machine
+   * (the cache's own fetch() on a side key, which other threads and
+   * processes wait on), and, with acrossHosts, one across machines (a lock
+   * in Redis, SET NX PX loadTimeoutMs, released by compare-and-delete;
+   * other machines read the value it stores, or take the lock when it
+   * lapses because its holder died). A stale value (see
+   * staleWhileRevalidate) is returned at once while one refresh runs.
+   * @param {string} key
+   * @param {(key: string, context: { staleValue: unknown }) => unknown} loader
+   * @param {Partial<typeof FETCH_DEFAULTS>} [options]
+   */
+  async fetch(key, loader, options) {
+    this.#check();
+    checkKey(key);
+    checkFunction(loader, 'loader');
+    const call = withDefaults(options ?? {}, FETCH_DEFAULTS, 'options');
+    call.ttl ??= this.#settings.ttl;
+    call.loadTimeoutMs ??= this.#settings.loadTimeoutMs;
+    checkTtl(call.ttl, 'options.ttl');
+    checkInteger(call.loadTimeoutMs, 'options.loadTimeoutMs', 1, 3_600_000, { unit: 'milliseconds' });
+    for (const name of ['allowStale', 'forceRefresh', 'allowStaleOnFetchRejection', 'acrossHosts']) checkBoolean(call[name], `options.${name}`);
+    this.#counts.gets++;
+    let staleValue;
+    if (!call.forceRefresh) {
+      const entry = entryKey(this.#namespace, this.#holder.generation(), key);
+      const local = this.#localHit(entry);
+      if (local !== undefined) return local;
+      let read;
+      try {
+        read = await this.#read(key, entry);
+      } catch (error) {
+        // Redis down, nothing here to serve: the loader answers (this
+        // machine's loads are still one at a time), and nothing is stored.
+        if (error?.code !== codes.ERR_REDIS_UNAVAILABLE && error?.code !== codes.ERR_REDIS_TIMEOUT) throw error;
+        return this.#loadHere(key, loader, call, undefined, { store: false });
       }
-      if (Date.now() > until) {
-        throw new ArenaCacheError(codes.ERR_FETCH_TIMEOUT, `fetch(): another machine's loader of ${describe(key)} held its lock for ${loadTimeoutMs} ms (options.loadTimeoutMs) without storing a value`);
+      if (read !== undefined && (!read.stale || read.fallback)) return read.value;
+      if (read !== undefined && call.allowStale) {
+        this.#counts.staleWhileRevalidate++;
+        this.#loadHere(key, loader, call, read.value, { store: true, refresh: true }).catch(() => {});
+        return read.value;
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      staleValue = read?.value;
+    }
+    try {
+      return await this.#loadHere(key, loader, call, staleValue, { store: true, force: call.forceRefresh });
+    } catch (error) {
+      if (call.allowStaleOnFetchRejection && staleValue !== undefined) {
+        this.#counts.staleIfError++;
+        return staleValue;
+      }
+      throw error;
     }
   }
 
-  /** Stores `value` in Redis (with `ttl` ms, or the tier's), then drops the local copy. */
-  async set(key, value, { ttl = this.#settings.ttl } = {}) {
-    const redisKey = this.#redisKey(key);
-    const bytes = pack(value);
-    await this.#call((redis) => (ttl > 0 ? redis.set(redisKey, bytes, 'PX', ttl) : redis.set(redisKey, bytes)));
-    this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
+  /** Stores `value` in Redis (with `ttl` ms, or the tier's; kept there a stale window longer), then drops the local copy. */
+  async set(key, value, options) {
+    this.#check();
+    checkKey(key);
+    const ttl = options === undefined ? this.#settings.ttl : withDefaults(options, { ttl: this.#settings.ttl }, 'options').ttl;
+    checkTtl(ttl, 'options.ttl');
+    if (value === undefined) throw new TypeError('value must not be undefined (delete() removes a key)');
+    await this.#store(key, pack(value), ttl);
   }
 
   /** Deletes `key` in Redis, then the local copy. */
   async delete(key) {
+    this.#check();
+    checkKey(key);
     const redisKey = this.#redisKey(key);
     await this.#call((redis) => redis.del(redisKey));
+    this.#counts.redisDeletes++;
     this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
   }
 
@@ -237,51 +282,200 @@ export class RedisTier {
    * reports the deletes.
    */
   async clear() {
+    this.#check();
     const redis = this.#redis;
     const servers = isCluster(redis) ? redis.nodes('master') : [redis];
+    const pattern = `${this.#namespace.replace(/[*?[\]\\]/g, '\\$&')}:*`;
     for (const server of servers) {
       let cursor = '0';
       do {
-        const [next, keys] = await this.#call(() => server.scan(cursor, 'MATCH', `${this.#namespace}:*`, 'COUNT', 1000));
+        const [next, keys] = await this.#call(() => server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
         cursor = next;
-        if (keys.length > 0) await this.#call(() => server.unlink(...keys));
+        if (keys.length > 0) {
+          await this.#call(() => server.unlink(...keys));
+          this.#counts.redisDeletes += keys.length;
+        }
       } while (cursor !== '0');
     }
     this.#holder.bump();
   }
 
+  /** This instance's counts by tier, and its holder's (see docs/redis-tier.md#stats-and-metrics). */
+  stats() {
+    return tierStats(this.#counts, this.#holder, Date.now());
+  }
+
+  /**
+   * Exposes stats() in a prom-client registry (arenacache_redis_gets_total,
+   * ..._hits_total{source}, ...; label tier=`name`), read at scrape time.
+   * Returns a function that removes them.
+   */
+  registerMetrics(registry, options) {
+    return registerTierMetrics(this, registry, options);
+  }
+
+  /** Stops tracking (another process takes the role over) and closes the tier's own cache instance; the caller's cache and Redis client stay open. */
   close() {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#unwatch();
     this.#holder.close();
+    this.#cache.close();
+  }
+
+  get closed() {
+    return this.#closed;
+  }
+
+  /** The local value of `entry` if the lease vouches for it, else undefined. */
+  #localHit(entry) {
+    const local = this.#cache.get(entry);
+    if (local === undefined || isPending(local) || Date.now() >= this.#holder.leaseUntil()) return undefined;
+    this.#counts.localHits++;
+    return local;
+  }
+
+  /**
+   * Redis's value of `key` as { value, stale }, or undefined; a fresh one is
+   * kept in `entry` unless an invalidation came in meanwhile. When Redis
+   * cannot answer, this machine's copy (stale or unverified) if allowed.
+   */
+  async #read(key, entry) {
+    const cache = this.#cache;
+    const counts = this.#counts;
+    counts.localMisses++;
+    // Read before the placeholder takes the key: what stale-if-error serves.
+    const kept = cache.get(entry, { allowStale: true });
+    const fallback = kept === undefined || isPending(kept) ? undefined : kept;
+    cache.add(entry, PENDING, { ttl: this.#settings.deadlineMs });
+    // Noted before the read is sent: an invalidation after this changes it.
+    const version = cache.info(entry)?.version;
+    let bytes;
+    let pttl;
+    try {
+      [bytes, pttl] = await this.#readRedis(this.#redisKey(key));
+    } catch (error) {
+      if (fallback !== undefined && this.#settings.staleIfError) {
+        counts.staleIfError++;
+        return { value: fallback, stale: true, fallback: true };
+      }
+      throw error;
+    }
+    if (bytes === null) {
+      counts.redisMisses++;
+      return undefined;
+    }
+    counts.redisHits++;
+    const value = unpack(bytes);
+    const keep = freshness(pttl, this.#settings.staleWhileRevalidate);
+    if (keep === null) return { value, stale: true };
+    if (version !== undefined) cache.compareAndSet(entry, version, value, keep);
+    return { value, stale: false };
+  }
+
+  /**
+   * The loader's value of `key`, one load at a time on this machine (every
+   * thread and process of it waits for the one running), and with
+   * acrossHosts one in the deployment. `store: false` (Redis down) returns
+   * the loader's value without storing it; `refresh` gives up at once when
+   * another machine is loading; `force` loads even over a value in Redis.
+   */
+  async #loadHere(key, loader, call, staleValue, how) {
+    const flight = `\u0000acr:${this.#namespace}:flight:${how.store ? '' : 'down:'}${key}`;
+    // The flight's value is a one-element array, or an empty one for "nothing loaded" (a refresh left to another machine).
+    const run = () => (how.store ? this.#loadOnce(key, loader, call, staleValue, how) : this.#runLoader(key, loader, staleValue).then((value) => [value]));
+    const result = await this.#cache.fetch(flight, run, { ttl: call.loadTimeoutMs });
+    this.#cache.delete(flight);
+    if (result.length === 0) return staleValue;
+    return result[0];
+  }
+
+  async #runLoader(key, loader, staleValue) {
+    this.#counts.loads++;
+    const value = await loader(key, { staleValue });
+    if (value === undefined) throw new TypeError(`the loader of ${describe(key)} returned undefined; return null for "no value", or throw`);
+    return value;
+  }
+
+  /** fetch() on one machine at a time: the value in Redis, or the loader's under the deployment-wide lock. */
+  async #loadOnce(key, loader, call, staleValue, { refresh = false, force = false }) {
+    const redisKey = this.#redisKey(key);
+    const stale = this.#settings.staleWhileRevalidate;
+    if (!call.acrossHosts) {
+      const value = await this.#runLoader(key, loader, staleValue);
+      await this.#store(key, pack(value), call.ttl);
+      return [value];
+    }
+    const lockKey = `${this.#namespace}\u0001lock:${key}`;
+    const token = randomBytes(12).toString('hex');
+    const until = Date.now() + call.loadTimeoutMs;
+    let waited = false;
+    for (let wait = 5, mustLoad = force; ; wait = Math.min(50, wait * 2)) {
+      if (!mustLoad) {
+        // Another machine's load (or a write) may have landed meanwhile.
+        const [bytes, pttl] = await this.#readRedis(redisKey);
+        if (bytes !== null && freshness(pttl, stale) !== null) return [unpack(bytes)];
+      }
+      if ((await this.#call((redis) => redis.set(lockKey, token, 'PX', call.loadTimeoutMs, 'NX'))) === 'OK') {
+        try {
+          const value = await this.#runLoader(key, loader, staleValue);
+          await this.#store(key, pack(value), call.ttl);
+          return [value];
+        } finally {
+          await this.#call((redis) => redis.eval(RELEASE_LOCK, 1, lockKey, token)).catch(() => {});
+        }
+      }
+      // Another machine is loading: a refresh leaves it to that one; a forced load takes its value.
+      if (refresh) return [];
+      mustLoad = false;
+      if (!waited) {
+        waited = true;
+        this.#counts.lockWaits++;
+      }
+      if (Date.now() > until) {
+        throw new ArenaCacheError(codes.ERR_FETCH_TIMEOUT, `fetch(): another machine's loader of ${describe(key)} held its lock for ${call.loadTimeoutMs} ms (options.loadTimeoutMs) without storing a value`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** SET in Redis with the ttl plus the stale window (none without a ttl), then the local copy dropped. */
+  async #store(key, bytes, ttl) {
+    const redisKey = this.#redisKey(key);
+    const keepMs = ttl > 0 ? ttl + this.#settings.staleWhileRevalidate : 0;
+    await this.#call((redis) => (keepMs > 0 ? redis.set(redisKey, bytes, 'PX', keepMs) : redis.set(redisKey, bytes)));
+    this.#counts.redisWrites++;
+    this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
+  }
+
+  /** [value bytes or null, PTTL] of `redisKey`, in one round trip under the deadline. */
+  async #readRedis(redisKey) {
+    const reply = await this.#call(async (redis) => {
+      const replies = await redis.pipeline().getBuffer(redisKey).pttl(redisKey).exec();
+      const failed = replies[0][0] ?? replies[1][0];
+      if (failed) throw failed;
+      return replies;
+    });
+    this.#counts.redisReads++;
+    return [reply[0][1], reply[1][1]];
   }
 
   #redisKey(key) {
-    if (typeof key !== 'string') throw new TypeError(`key must be a string (got ${describe(key)})`);
     return `${this.#namespace}:${key}`;
   }
 
-  /** `run(redis)` under the deadline: ERR_REDIS_TIMEOUT past it, ERR_REDIS_UNAVAILABLE when Redis refuses or cannot be reached. */
+  #check() {
+    if (this.#closed || this.#given.closed) throw new ArenaCacheError(codes.ERR_CACHE_CLOSED, this.#closed ? 'the RedisTier is closed' : 'the RedisTier\'s cache is closed');
+  }
+
+  /** `run(redis)` under the deadline, failures counted by code. */
   async #call(run) {
-    let timer;
-    const deadline = new Promise((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ArenaCacheError(codes.ERR_REDIS_TIMEOUT, `Redis did not answer within ${this.#settings.deadlineMs} ms (options.deadlineMs)`)),
-        this.#settings.deadlineMs,
-      );
-    });
     try {
-      return await Promise.race([
-        (async () => {
-          try {
-            return await run(this.#redis);
-          } catch (error) {
-            throw unavailable(error);
-          }
-        })(),
-        deadline,
-      ]);
-    } finally {
-      clearTimeout(timer);
+      return await within(this.#settings.deadlineMs, () => run(this.#redis));
+    } catch (error) {
+      if (error.code === codes.ERR_REDIS_TIMEOUT) this.#counts.redisTimeouts++;
+      else this.#counts.redisErrors++;
+      throw error;
     }
   }
 }
