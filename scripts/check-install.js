@@ -99,7 +99,7 @@ function releaseTarball() {
 // then a file-backed cache, which needs the addon.
 const SMOKE_CJS = `
 const assert = require('node:assert');
-const entries = ['arenacache', 'arenacache/fs', 'arenacache/meta', 'arenacache/snapshot', 'arenacache/keyv', 'arenacache/rate-limit'];
+const entries = ['arenacache', 'arenacache/fs', 'arenacache/meta', 'arenacache/snapshot', 'arenacache/keyv', 'arenacache/rate-limit', 'arenacache/redis'];
 for (const entry of entries) assert.ok(Object.keys(require(entry)).length > 0, entry);
 console.log('require ok');
 `;
@@ -110,7 +110,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { SharedCache } from 'arenacache';
-for (const entry of ['arenacache/fs', 'arenacache/meta', 'arenacache/snapshot', 'arenacache/keyv', 'arenacache/rate-limit']) {
+for (const entry of ['arenacache/fs', 'arenacache/meta', 'arenacache/snapshot', 'arenacache/keyv', 'arenacache/rate-limit', 'arenacache/redis']) {
   assert.ok(Object.keys(await import(entry)).length > 0, entry);
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arenacache-smoke-'));
@@ -180,9 +180,9 @@ try {
     const directory = freshProject(`node-${version}`);
     check(`Node ${version}: no compiler on PATH`, run('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], { env }).status !== 0);
     // The type tests also use the optional peers' own types (prom-client, keyv), cache-manager,
-    // and express-rate-limit's Store type (the rate-limit store must fit it; it needs express's types).
+    // express-rate-limit's Store type (the rate-limit store must fit it; it needs express's types), and ioredis's clients (the Redis tier's must fit them).
     const peers = ['keyv'];
-    const typing = ['typescript', '@types/node', 'prom-client', 'cache-manager', 'express-rate-limit', '@types/express'];
+    const typing = ['typescript', '@types/node', 'prom-client', 'cache-manager', 'express-rate-limit', '@types/express', 'ioredis'];
     const extra = (full ? [...peers, ...typing] : peers).map((name) => `${name}@${versionOf(name)}`);
     const install = run('npm', ['install', '--no-audit', '--no-fund', tarball, ...extra], { cwd: directory, env });
     check(`Node ${version}: npm install <tarball> without a compiler`, install.status === 0, install.output);

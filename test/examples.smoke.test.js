@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { nativeAvailable } from '../lib/native/addon.js';
+import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -117,6 +118,15 @@ test('rate-limit/two-apps.js: two separate apps on one file share one limit of 8
   assert.ok(lines.slice(8).every((line) => line[2] === '429'));
   assert.match(stdout, /^passed: 8 of 20 \(limit 8 per minute for both apps together\), limited: 12$/m);
   assert.match(stdout, /^apps stopped, limit file removed$/m);
+});
+
+test('redis-tier: the threads of a machine load a key once, then read it locally; another Redis client\'s write reaches every thread', { skip: redisMissing() ?? (!nativeAvailable && 'native addon unavailable') }, async (t) => {
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  const { stdout } = await runExample('redis-tier', { env: { REDIS_URL: server.url } });
+  assert.match(stdout, /^3 threads asked for user:42 at once: loaded 1 time\(s\), by the (main thread|worker \d)$/m);
+  assert.match(stdout, /^1000 more reads: 1000 from this machine's shared cache, 0 from Redis$/m);
+  assert.match(stdout, /^another client set plan "pro": this thread reads "pro" after \d+ ms, worker 0 reads "pro"$/m);
 });
 
 test('examples/README.md describes every example and says they are ES modules', () => {

@@ -33,7 +33,7 @@ function listen(tracker) {
 test('a tracker hears writes, deletes and expiries of its prefix by any client, a flush, and the server\'s death', { skip }, async (t) => {
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
-  const tracker = await new Tracker(Redis, { host: '127.0.0.1', port: server.port }, 'ns:').start();
+  const tracker = await new Tracker((overrides) => new Redis({ host: '127.0.0.1', port: server.port, ...overrides }), 'ns:').start();
   t.after(() => tracker.close());
   const heard = listen(tracker);
   const writer = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
@@ -66,12 +66,12 @@ test('a tracker hears writes, deletes and expiries of its prefix by any client, 
 
 test('a tracker that cannot start rejects and is lost; one that can answers pings', { skip }, async (t) => {
   const port = await freePort();
-  const unreachable = new Tracker(Redis, { host: '127.0.0.1', port }, 'ns:');
+  const unreachable = new Tracker((overrides) => new Redis({ host: '127.0.0.1', port, ...overrides }), 'ns:');
   await assert.rejects(unreachable.start());
   assert.equal(unreachable.lost, true);
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
-  const tracker = await new Tracker(Redis, { host: '127.0.0.1', port: server.port }, 'ns:').start();
+  const tracker = await new Tracker((overrides) => new Redis({ host: '127.0.0.1', port: server.port, ...overrides }), 'ns:').start();
   t.after(() => tracker.close());
   await tracker.ping();
 });
@@ -79,7 +79,7 @@ test('a tracker that cannot start rejects and is lost; one that can answers ping
 test('on a cluster of 3 masters, each master reports the keys it owns: one tracker per master hears every key', { skip, timeout: 60_000 }, async (t) => {
   const cluster = await startRedisCluster(3);
   t.after(() => cluster.kill());
-  const trackers = await Promise.all(cluster.ports.map((port) => new Tracker(Redis, { host: '127.0.0.1', port }, 'ns:').start()));
+  const trackers = await Promise.all(cluster.ports.map((port) => new Tracker((overrides) => new Redis({ host: '127.0.0.1', port, ...overrides }), 'ns:').start()));
   t.after(() => trackers.forEach((tracker) => tracker.close()));
   const heard = trackers.map(listen);
   const client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));

@@ -14,6 +14,7 @@ const ENTRIES = {
   snapshot: '../lib/snapshot/index.js',
   keyv: '../lib/keyv/index.js',
   'rate-limit': '../lib/rate-limit/index.js',
+  redis: '../lib/redis/index.js',
 };
 
 // Public-looking members left out of the declarations on purpose.

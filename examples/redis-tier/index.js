@@ -1,88 +1,121 @@
-// arenacache in front of Redis, for many hosts: a read-through and an
-// invalidation, with two "hosts" (two caches, two buses) in one process.
+// arenacache/redis: one machine's cache in front of Redis, invalidated by
+// Redis itself. This process and its worker threads share one cache file;
+// they read through the tier, and a write made by another Redis client (as
+// another service or redis-cli would) drops the machine's copy.
 //
 //   REDIS_URL=redis://127.0.0.1:6379 node examples/redis-tier/index.js
 //
-// Each host: a SharedCache as the first tier, Redis as the second (shared),
-// and an InvalidationBus on Redis that drops a host's first-tier copy when
-// another host writes the key. See tiered-cache.js for the setup.
-import { once } from 'node:events';
+// Every process of the machine that opens the same file shares the copies
+// (one tracking connection for all of them): run it twice at once to see.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { Redis } from 'ioredis';
+import { pack } from 'msgpackr'; // values travel through Redis as msgpack
 import { SharedCache } from 'arenacache';
-import { createTieredCache } from './tiered-cache.js';
+import { RedisTier } from 'arenacache/redis';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const secret = process.env.CACHE_SECRET ?? 'the arenacache redis-tier example secret';
-const namespace = 'arenacache-example';
-const key = 'user:42';
-const arenaKey = `${namespace}:${key}`; // how the first tier stores it
+const WORKERS = 2;
 
-/** Resolves once `host`'s bus has applied an invalidation of `arenaKey` from another host. */
-function invalidationOf(host) {
-  const signal = AbortSignal.timeout(10_000);
-  return (async () => {
-    for (;;) {
-      const [{ invalidations }] = await once(host.bus, 'received', { signal });
-      if (invalidations.some((invalidation) => invalidation.key === arenaKey || invalidation.op === 'clear')) return;
-    }
-  })();
+/** A tier over `cache`, with a client of its own (each thread has one). */
+async function openTier(cache) {
+  const redis = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {}); // failures reach the calls, with a code
+  await redis.connect();
+  const tier = new RedisTier({ cache, redis, namespace: 'example', ttl: 60_000 });
+  return { redis, tier };
 }
 
-async function host(name) {
-  const cache = new SharedCache({ memoryBytes: 16 * 2 ** 20 });
-  const tier = await createTieredCache({
-    cache,
-    secret,
-    redisUrl,
-    namespace,
-    channel: 'arenacache:example',
-    ttl: 60_000,
-    onError: (error) => console.error(`[${name}] ${error?.message ?? error}`),
+/** What a request handler does: the user, from this machine, Redis, or the database (once for the whole deployment). */
+async function loadUser(tier, id) {
+  return tier.fetch(`user:${id}`, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the database
+    return { id, name: 'Ada', plan: 'free', loadedBy: isMainThread ? 'main thread' : `worker ${workerData.index}` };
   });
-  return { name, cache, tier, bus: tier.bus };
 }
 
-let a;
-let b;
-try {
-  a = await host('host A');
-  b = await host('host B');
-} catch (error) {
-  console.error(`could not set the stack up against ${redisUrl} (set REDIS_URL): ${error.message}`);
-  for (const started of [a, b]) await started?.tier.close();
-  process.exit(1);
-}
-let failed = false;
-try {
-  // Read-through: A writes both tiers; B finds the entry in Redis and keeps a copy.
-  let delivered = invalidationOf(b); // A's write tells B to drop any copy: let it arrive first
-  await a.tier.set(key, { name: 'Ada', plan: 'free' });
-  await delivered;
-  console.log(`${a.name} set ${key} in its first tier and in Redis`);
-  const read = await b.tier.get(key);
-  console.log(`${b.name} read ${key} through Redis: ${JSON.stringify(read)}`);
-  console.log(`${b.name}'s first tier now holds it: ${b.cache.has(arenaKey)} (ttl copied: expires ${new Date(await b.tier.ttl(key)).toISOString()})`);
-
-  // Invalidation: A updates the key; B's bus drops B's copy, B reads the new value.
-  delivered = invalidationOf(b);
-  const sent = performance.now();
-  await a.tier.set(key, { name: 'Ada', plan: 'pro' });
-  await delivered;
-  console.log(`${a.name} updated ${key}; ${b.name}'s bus dropped its first-tier copy ${(performance.now() - sent).toFixed(1)} ms later: ${!b.cache.has(arenaKey)}`);
-  const reread = await b.tier.get(key);
-  console.log(`${b.name} now reads ${JSON.stringify(reread)}`);
-  if (read?.plan !== 'free' || reread?.plan !== 'pro' || !b.cache.has(arenaKey)) throw new Error('the example did not see what it expected');
-
-  delivered = invalidationOf(b);
-  await a.tier.del(key);
-  await delivered;
-  console.log(`${a.name} deleted ${key}: ${b.name} reads ${await b.tier.get(key)}`);
-} catch (error) {
-  console.error(error);
-  failed = true;
-} finally {
-  for (const { tier, cache } of [a, b]) {
-    await tier.close();
+if (!isMainThread) {
+  const cache = SharedCache.attach(workerData.handle);
+  const { redis, tier } = await openTier(cache);
+  parentPort.on('message', async (message) => {
+    if (message === 'stop') {
+      tier.close();
+      redis.disconnect();
+      cache.close();
+      parentPort.close();
+      return;
+    }
+    const user = await loadUser(tier, 42);
+    parentPort.postMessage({ user, stats: tier.stats() });
+  });
+  parentPort.postMessage('ready');
+} else {
+  const dir = mkdtempSync(path.join(tmpdir(), 'arenacache-redis-tier-'));
+  const cache = SharedCache.open(path.join(dir, 'machine.arena'), { memoryBytes: 32 * 2 ** 20 });
+  let opened;
+  try {
+    opened = await openTier(cache);
+  } catch (error) {
+    console.error(`could not reach Redis at ${redisUrl} (set REDIS_URL): ${error.message}`);
     cache.close();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(1);
   }
+  const { redis, tier } = opened;
+  const workers = [];
+  let failed = false;
+  try {
+    await redis.del('example:user:42');
+    for (let index = 0; index < WORKERS; index++) {
+      const worker = new Worker(new URL(import.meta.url), { workerData: { handle: cache.handle, index } });
+      await new Promise((resolve) => worker.once('message', resolve));
+      workers.push(worker);
+    }
+    const ask = (worker) => new Promise((resolve) => worker.once('message', resolve));
+
+    // Cold: every thread asks at once, the loader runs once.
+    const first = await Promise.all([loadUser(tier, 42), ...workers.map((worker) => (worker.postMessage('get'), ask(worker)))]);
+    const loads = tier.stats().loads + first.slice(1).reduce((sum, { stats }) => sum + stats.loads, 0);
+    console.log(`${1 + WORKERS} threads asked for user:42 at once: loaded ${loads} time(s), by the ${first[0].loadedBy}`);
+
+    // Warm: once the machine's tracking holds a lease, reads are local (no round trip).
+    while (tier.stats().holder.leaseRemainingMs === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await loadUser(tier, 42);
+    const before = tier.stats();
+    for (let i = 0; i < 1000; i++) await loadUser(tier, 42);
+    const after = tier.stats();
+    console.log(`1000 more reads: ${after.local.hits - before.local.hits} from this machine's shared cache, ${after.redis.reads - before.redis.reads} from Redis`);
+
+    // Another Redis client changes the user: Redis tells the machine, whose copy goes.
+    const other = new Redis(redisUrl);
+    await other.set('example:user:42', pack({ id: 42, name: 'Ada', plan: 'pro', loadedBy: 'another client' }));
+    other.disconnect();
+    const started = Date.now();
+    let seen = await loadUser(tier, 42);
+    // (Yielding to the event loop, as a server between requests does: this thread applies Redis's messages.)
+    while (seen.plan !== 'pro' && Date.now() - started < 5000) {
+      await new Promise((resolve) => setImmediate(resolve));
+      seen = await loadUser(tier, 42);
+    }
+    const [fromWorker] = await Promise.all(workers.slice(0, 1).map((worker) => (worker.postMessage('get'), ask(worker))));
+    console.log(`another client set plan "pro": this thread reads "${seen.plan}" after ${Date.now() - started} ms, worker 0 reads "${fromWorker.user.plan}"`);
+    if (first.some((user) => (user.user ?? user).plan !== 'free') || loads !== 1 || seen.plan !== 'pro' || fromWorker.user.plan !== 'pro') {
+      throw new Error('the example did not see what it expected');
+    }
+    const { holder } = tier.stats();
+    console.log(`tracking: ${holder.holding ? 'this thread' : 'another thread'} holds the machine's connection; ${after.local.hits} local hits in this thread`);
+  } catch (error) {
+    console.error(error);
+    failed = true;
+  } finally {
+    for (const worker of workers) worker.postMessage('stop');
+    await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('exit', resolve))));
+    tier.close();
+    redis.disconnect();
+    cache.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exitCode = failed ? 1 : 0;
 }
-process.exitCode = failed ? 1 : 0;

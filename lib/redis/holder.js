@@ -76,9 +76,10 @@ export class TrackingHolder {
   /**
    * @param {object} options
    * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's cache
-   * @param {any} options.Redis the ioredis Redis class
-   * @param {() => object[] | Promise<object[]>} options.servers the ioredis connection options of every server to track (a cluster's masters), asked at each arming
+   * @param {any} [options.Redis] the ioredis Redis class, for servers given as connection options
+   * @param {() => any[] | Promise<any[]>} options.servers every server to track (a cluster's masters), asked at each arming: its ioredis connection options, or a function that opens a connection to it with overrides
    * @param {string} options.namespace the namespace; Redis keys are `${namespace}:${key}`
+   * @param {number} [options.leaseMs] and the other HOLDER_DEFAULTS
    */
   constructor({ cache, Redis, servers, namespace, ...settings }) {
     this.#cache = cache;
@@ -179,7 +180,7 @@ export class TrackingHolder {
     if (this.#arming !== null) return;
     const arming = (async () => {
       const servers = await this.#servers();
-      const trackers = servers.map((server) => new Tracker(this.#Redis, server, this.#prefix));
+      const trackers = servers.map((server) => new Tracker(typeof server === 'function' ? server : (overrides) => new this.#Redis({ ...server, ...overrides }), this.#prefix));
       for (const tracker of trackers) {
         tracker.on('invalidate', (keys) => this.#invalidate(keys));
         tracker.on('flush', () => this.#bump());

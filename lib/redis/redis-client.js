@@ -3,7 +3,6 @@
 // with, and every call under a deadline.
 
 import { ArenaCacheError, codes, describe } from '../errors.js';
-import { requireOptional } from '../optional-require.js';
 
 /** Whether `redis` is an ioredis Cluster (else a Redis: one server). */
 export function isCluster(redis) {
@@ -20,14 +19,9 @@ export function checkClient(redis) {
   }
 }
 
-/** The ioredis Redis class for tracking connections: `given`, else the client's own (a standalone client is one), else the ioredis package's. */
-export function redisClassFor(redis, given) {
-  if (given !== undefined) {
-    if (typeof given !== 'function') throw new TypeError(`options.Redis must be the ioredis Redis class (got ${describe(given)})`);
-    return given;
-  }
-  if (!isCluster(redis)) return redis.constructor;
-  return requireOptional('ioredis', codes.ERR_IOREDIS_MISSING, 'A RedisTier over a Redis Cluster').Redis;
+/** Throws a TypeError unless `given` (options.Redis) is left out or a class. */
+export function checkRedisClass(given) {
+  if (given !== undefined && typeof given !== 'function') throw new TypeError(`options.Redis must be the ioredis Redis class (got ${describe(given)})`);
 }
 
 /** What names a Redis deployment: the cluster's seed nodes, or the server's address (and database). */
@@ -41,15 +35,16 @@ export function endpointOf(redis) {
 }
 
 /**
- * The connection options of every server whose changes must be heard: a
- * cluster's masters (asked each time: they change), or the one server.
- * A cluster that is not ready within `waitMs` is an ERR_REDIS_UNAVAILABLE.
+ * Every server whose changes must be heard, as a function that opens a new
+ * connection to it with overrides of its options: a cluster's masters
+ * (asked each time: they change), or the one server. Connections are the
+ * client's duplicates (its host, auth and TLS), or with `Redis` given, made
+ * by that class from the same options. A cluster that is not ready within
+ * `waitMs` is an ERR_REDIS_UNAVAILABLE.
  */
-export async function trackedServers(redis, waitMs) {
-  if (!isCluster(redis)) {
-    const { host, port, path, username, password, tls, db } = redis.options;
-    return [{ host, port, path, username, password, tls, db }];
-  }
+export async function trackedServers(redis, Redis, waitMs) {
+  const opener = (connection) => (overrides) => (Redis === undefined ? connection.duplicate(overrides) : new Redis({ ...connection.options, ...overrides }));
+  if (!isCluster(redis)) return [opener(redis)];
   if (redis.status !== 'ready') {
     let timer;
     let onReady;
@@ -64,8 +59,7 @@ export async function trackedServers(redis, waitMs) {
       redis.off('ready', onReady);
     }
   }
-  const { username, password, tls } = redis.options.redisOptions ?? {};
-  return redis.nodes('master').map((node) => ({ host: node.options.host, port: node.options.port, username, password, tls }));
+  return redis.nodes('master').map(opener);
 }
 
 /** ERR_REDIS_UNAVAILABLE for an error of the Redis client (a dropped connection, a refused command); our own errors pass. */

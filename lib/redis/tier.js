@@ -30,7 +30,7 @@ import { kUnpublished } from '../internal-symbols.js';
 import { checkBoolean, checkFunction, checkInteger, checkObject, withDefaults } from '../validate.js';
 import { checkStaleWindow, checkTtl } from '../cache/options.js';
 import { entryKey, HOLDER_DEFAULTS, TrackingHolder } from './holder.js';
-import { checkClient, endpointOf, isCluster, redisClassFor, trackedServers, within } from './redis-client.js';
+import { checkClient, checkRedisClass, endpointOf, isCluster, trackedServers, within } from './redis-client.js';
 import { newCounts, registerTierMetrics, tierStats } from './tier-stats.js';
 
 /** The placeholder of a read in flight: no value the tier stores is this Buffer (a Redis value is decoded msgpack, never a Buffer equal to it). */
@@ -51,7 +51,7 @@ export const TIER_DEFAULTS = Object.freeze({
   redis: undefined,
   /** Redis keys are `${namespace}:${key}`; tracking hears the prefix `${namespace}:`. Required. */
   namespace: undefined,
-  /** The ioredis Redis class for the tracking connections; default: the client's own (for a Cluster, the ioredis package's). */
+  /** The ioredis Redis class to make the tracking connections with, from the client's options; default: the client's duplicate() (for a Cluster, of each master's connection). */
   Redis: undefined,
   /** The longest one Redis call may take before the tier's call fails with ERR_REDIS_TIMEOUT (ms). */
   deadlineMs: 500,
@@ -90,6 +90,7 @@ function checkSettings(settings) {
     throw new TypeError(`options.cache must be a SharedCache (got ${describe(cache)})`);
   }
   checkClient(settings.redis);
+  checkRedisClass(settings.Redis);
   checkInteger(settings.deadlineMs, 'options.deadlineMs', 1, 600_000, { unit: 'milliseconds' });
   checkTtl(settings.ttl, 'options.ttl');
   checkStaleWindow(settings.staleWhileRevalidate, 'options.staleWhileRevalidate');
@@ -123,7 +124,6 @@ export class RedisTier {
     const settings = withDefaults(options, TIER_DEFAULTS, 'options');
     checkSettings(settings);
     const { cache: given, redis, namespace } = settings;
-    const Redis = redisClassFor(redis, settings.Redis);
     // One namespace of one machine's cache caches one Redis deployment: a
     // second would be invalidated by the first one's tracking only.
     const cache = given[kUnpublished]();
@@ -143,7 +143,7 @@ export class RedisTier {
     this.#redis = redis;
     this.#namespace = namespace;
     this.#settings = settings;
-    this.#holder = new TrackingHolder({ cache, Redis, namespace, leaseMs: settings.leaseMs, servers: () => trackedServers(redis, settings.deadlineMs * 4) }).start();
+    this.#holder = new TrackingHolder({ cache, namespace, leaseMs: settings.leaseMs, servers: () => trackedServers(redis, settings.Redis, settings.deadlineMs * 4) }).start();
     const reconnecting = () => this.#counts.reconnects++;
     const rearm = () => this.#holder.rearm();
     redis.on('reconnecting', reconnecting);

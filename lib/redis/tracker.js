@@ -33,15 +33,13 @@ export class Tracker extends EventEmitter {
   #lost = false;
 
   /**
-   * @param {any} Redis the ioredis Redis class
-   * @param {object} connection ioredis options of the server (host, port, password, tls...)
+   * @param {(overrides: object) => any} open makes an ioredis Redis connection to the server with `overrides` over its options
    * @param {string} prefix the keys to hear of (Redis refuses prefixes of one connection that overlap)
    */
-  constructor(Redis, connection, prefix) {
+  constructor(open, prefix) {
     super();
     this.prefix = prefix;
-    this.#client = new Redis({
-      ...connection,
+    this.#client = open({
       lazyConnect: true,
       // A reconnected connection would be another client, tracking nothing.
       retryStrategy: () => null,
