@@ -49,7 +49,6 @@ import { measureRates } from './lib/rates.js';
 import { roundRatios, SpreadTracker } from './lib/spread.js';
 import { median } from './lib/stats.js';
 import { startRedisPeer } from './lib/hot-redis.js';
-import { tierCounts } from './redis/tier-counts.js';
 
 const config = {
   rounds: positiveInt('BENCH_ROUNDS', 5),
@@ -141,10 +140,10 @@ async function measure(cache, tier, plain) {
     // set's own invalidation drops the entry: read until a get is local.
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const before = tierCounts(tier).localHits;
+      const before = tier.stats().local.hits;
       const value = await tier.get(kind.key);
       if (!isDeepStrictEqual(value, kind.value)) throw new Error(`${kind.label}: tier.get returned ${JSON.stringify(value)?.slice(0, 80)}`);
-      if (tierCounts(tier).localHits > before) break;
+      if (tier.stats().local.hits > before) break;
       if (Date.now() > deadline) throw new Error(`${kind.label}: no get was served locally within 10 s (is the holder's lease renewed?)`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -180,15 +179,15 @@ async function measure(cache, tier, plain) {
     for (let round = 0; round < config.rounds; round++) {
       // Alternating order: no task always runs after the same other one.
       const names = round % 2 === 0 ? Object.keys(tasks) : Object.keys(tasks).reverse();
-      const before = tierCounts(tier);
+      const before = tier.stats();
       const measured = await measureRates(Object.fromEntries(names.map((name) => [name, tasks[name]])), {
         rounds: 1,
         timeMs: config.timeMs,
         batch,
         progress: () => progress(`${kind.label}: round ${round + 1}/${config.rounds}`),
       });
-      const after = tierCounts(tier);
-      misses.push(after.redisReads - before.redisReads);
+      const after = tier.stats();
+      misses.push(after.redis.reads - before.redis.reads);
       for (const name of names) samples[name].push(measured.samples[name][0]);
     }
     if (sink === 0) throw new Error('no task read a value');

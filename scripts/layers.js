@@ -20,7 +20,7 @@ export const LAYERS = Object.freeze({
   invalidation: ['cache', 'native'],
   keyv: ['cache'],
   'rate-limit': ['cache'],
-  redis: ['cache', 'invalidation'],
+  redis: ['cache'],
   snapshot: ['fs-compat', 'native'],
   cli: ['cache', 'snapshot', 'native'],
 });

@@ -22,7 +22,6 @@ import { Redis } from 'ioredis';
 import { pack, unpack } from 'msgpackr';
 import { SharedCache } from '../../lib/index.js';
 import { RedisTier } from '../../lib/redis/tier.js';
-import { tierCounts } from '../../bench/redis/tier-counts.js';
 import { zipfKeys } from '../cache/zipf.js';
 
 const { mode, port, handle, namespace, requests, keys, alpha, seed, loadMs, concurrency } = workerData;
@@ -71,10 +70,10 @@ parentPort.once('message', async () => {
       const started = performance.now();
       let value;
       try {
-        const before = tier === null ? 0 : tierCounts(tier).localHits;
+        const before = tier === null ? 0 : tier.stats().local.hits;
         const answer = serve(stream[i]);
         // A local hit is counted before fetch() returns its promise: this request's, not another lane's.
-        if (tier !== null && tierCounts(tier).localHits > before) local[i] = 1;
+        if (tier !== null && tier.stats().local.hits > before) local[i] = 1;
         value = await answer;
       } catch (error) {
         // A failed request is an error answer, counted by its code; its time counts too.
@@ -87,7 +86,8 @@ parentPort.once('message', async () => {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  const counts = tier === null ? { localHits: 0, redisReads: plainReads, lockWaits: 0 } : tierCounts(tier);
+  const stats = tier?.stats();
+  const counts = tier === null ? { localHits: 0, redisReads: plainReads, lockWaits: 0 } : { localHits: stats.local.hits, redisReads: stats.redis.reads, lockWaits: stats.lockWaits };
   tier?.close();
   redis.disconnect();
   cache?.close();

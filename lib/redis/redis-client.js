@@ -75,12 +75,18 @@ export function unavailable(cause) {
  */
 export async function within(deadlineMs, run) {
   let timer;
+  let grace;
   const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new ArenaCacheError(codes.ERR_REDIS_TIMEOUT, `Redis did not answer within ${deadlineMs} ms (options.deadlineMs)`)), deadlineMs);
+    timer = setTimeout(() => {
+      // Timers run before the poll phase reads sockets: on a busy loop the
+      // answer may already be waiting there. It gets that one chance.
+      grace = setImmediate(() => reject(new ArenaCacheError(codes.ERR_REDIS_TIMEOUT, `Redis did not answer within ${deadlineMs} ms (options.deadlineMs)`)));
+    }, deadlineMs);
   });
   try {
     return await Promise.race([Promise.resolve().then(run).catch((error) => Promise.reject(unavailable(error))), deadline]);
   } finally {
     clearTimeout(timer);
+    clearImmediate(grace);
   }
 }

@@ -40,6 +40,9 @@ function isPending(value) {
   return value instanceof Uint8Array && Buffer.compare(value, PENDING) === 0;
 }
 
+/** How many entry keys a tier remembers (see #entryKey) before it starts again. */
+const ENTRY_KEYS_REMEMBERED = 4096;
+
 /** Deletes a lock only while it is still the caller's (KEYS[1] holds ARGV[1]): a lapsed lock another loader took is left alone. */
 const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
@@ -115,8 +118,13 @@ export class RedisTier {
   #settings;
   #holder;
   #counts = newCounts();
+  /** Entry keys of the generation #keysGeneration, by key (see #entryKey). */
+  #entryKeys = new Map();
+  #keysGeneration = -1;
   #unwatch = () => {};
   #closed = false;
+  /** Resolves when the client first becomes ready; null once it has been. */
+  #firstReady = null;
 
   /** @param {typeof TIER_DEFAULTS} options */
   constructor(options) {
@@ -146,7 +154,17 @@ export class RedisTier {
     this.#holder = new TrackingHolder({ cache, namespace, leaseMs: settings.leaseMs, servers: () => trackedServers(redis, settings.Redis, settings.deadlineMs * 4) }).start();
     const reconnecting = () => this.#counts.reconnects++;
     const rearm = () => this.#holder.rearm();
+    const ready = () => {
+      this.#firstReady = null;
+    };
     redis.on('reconnecting', reconnecting);
+    // A client still making its first connection: calls wait for it (within
+    // their deadline) rather than fail at once, so a tier made right after
+    // its client works. Later outages fail fast.
+    if (redis.status !== 'ready' && ['wait', 'connecting', 'connect'].includes(redis.status)) {
+      this.#firstReady = new Promise((resolve) => redis.once('ready', resolve));
+      this.#firstReady.then(ready);
+    }
     // Each master of a cluster reports only its own keys: a master more or less is a new set of Trackers.
     if (isCluster(redis)) {
       redis.on('+node', rearm);
@@ -175,7 +193,7 @@ export class RedisTier {
       checkBoolean(allowStale, 'options.allowStale');
     }
     this.#counts.gets++;
-    const entry = entryKey(this.#namespace, this.#holder.generation(), key);
+    const entry = this.#entryKey(key);
     const local = this.#localHit(entry);
     if (local !== undefined) return local;
     const read = await this.#read(key, entry);
@@ -224,7 +242,7 @@ export class RedisTier {
     this.#counts.gets++;
     let staleValue;
     if (!call.forceRefresh) {
-      const entry = entryKey(this.#namespace, this.#holder.generation(), key);
+      const entry = this.#entryKey(key);
       const local = this.#localHit(entry);
       if (local !== undefined) return local;
       let read;
@@ -272,7 +290,7 @@ export class RedisTier {
     const redisKey = this.#redisKey(key);
     await this.#call((redis) => redis.del(redisKey));
     this.#counts.redisDeletes++;
-    this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
+    this.#cache.delete(this.#entryKey(key));
   }
 
   /**
@@ -398,9 +416,9 @@ export class RedisTier {
   }
 
   /** fetch() on one machine at a time: the value in Redis, or the loader's under the deployment-wide lock. */
-  async #loadOnce(key, loader, call, staleValue, { refresh = false, force = false }) {
+  async #loadOnce(key, loader, call, staleValue, { refresh = false, force: forced = false }) {
+    let force = forced;
     const redisKey = this.#redisKey(key);
-    const stale = this.#settings.staleWhileRevalidate;
     if (!call.acrossHosts) {
       const value = await this.#runLoader(key, loader, staleValue);
       await this.#store(key, pack(value), call.ttl);
@@ -410,24 +428,30 @@ export class RedisTier {
     const token = randomBytes(12).toString('hex');
     const until = Date.now() + call.loadTimeoutMs;
     let waited = false;
-    for (let wait = 5, mustLoad = force; ; wait = Math.min(50, wait * 2)) {
-      if (!mustLoad) {
+    // The caller has just read Redis (or forces a load): the first round goes straight to the lock.
+    for (let wait = 5, read = false; ; wait = Math.min(50, wait * 2), read = true) {
+      if (read) {
         // Another machine's load (or a write) may have landed meanwhile.
-        const [bytes, pttl] = await this.#readRedis(redisKey);
-        if (bytes !== null && freshness(pttl, stale) !== null) return [unpack(bytes)];
+        const value = await this.#freshInRedis(redisKey);
+        if (value !== undefined) return [value];
       }
       if ((await this.#call((redis) => redis.set(lockKey, token, 'PX', call.loadTimeoutMs, 'NX'))) === 'OK') {
+        const release = () => this.#call((redis) => redis.eval(RELEASE_LOCK, 1, lockKey, token)).catch(() => {});
         try {
+          // A loader that finished between our read and the lock left its value: no second load.
+          const landed = force ? undefined : await this.#freshInRedis(redisKey);
+          if (landed !== undefined) return [landed];
           const value = await this.#runLoader(key, loader, staleValue);
           await this.#store(key, pack(value), call.ttl);
           return [value];
         } finally {
-          await this.#call((redis) => redis.eval(RELEASE_LOCK, 1, lockKey, token)).catch(() => {});
+          // Not awaited: the value is stored, and the caller need not wait for the lock to go.
+          void release();
         }
       }
       // Another machine is loading: a refresh leaves it to that one; a forced load takes its value.
       if (refresh) return [];
-      mustLoad = false;
+      force = false;
       if (!waited) {
         waited = true;
         this.#counts.lockWaits++;
@@ -439,13 +463,19 @@ export class RedisTier {
     }
   }
 
+  /** Redis's value of `redisKey` if it is there and fresh, else undefined. */
+  async #freshInRedis(redisKey) {
+    const [bytes, pttl] = await this.#readRedis(redisKey);
+    return bytes !== null && freshness(pttl, this.#settings.staleWhileRevalidate) !== null ? unpack(bytes) : undefined;
+  }
+
   /** SET in Redis with the ttl plus the stale window (none without a ttl), then the local copy dropped. */
   async #store(key, bytes, ttl) {
     const redisKey = this.#redisKey(key);
     const keepMs = ttl > 0 ? ttl + this.#settings.staleWhileRevalidate : 0;
     await this.#call((redis) => (keepMs > 0 ? redis.set(redisKey, bytes, 'PX', keepMs) : redis.set(redisKey, bytes)));
     this.#counts.redisWrites++;
-    this.#cache.delete(entryKey(this.#namespace, this.#holder.generation(), key));
+    this.#cache.delete(this.#entryKey(key));
   }
 
   /** [value bytes or null, PTTL] of `redisKey`, in one round trip under the deadline. */
@@ -460,6 +490,25 @@ export class RedisTier {
     return [reply[0][1], reply[1][1]];
   }
 
+  /**
+   * The cache key of `key` in the current generation. Remembered for the
+   * generation: a hit then looks up a string whose hash V8 already holds,
+   * instead of building and hashing a new one (about a third of a hit).
+   */
+  #entryKey(key) {
+    const generation = this.#holder.generation();
+    if (generation !== this.#keysGeneration || this.#entryKeys.size >= ENTRY_KEYS_REMEMBERED) {
+      this.#entryKeys.clear();
+      this.#keysGeneration = generation;
+    }
+    let entry = this.#entryKeys.get(key);
+    if (entry === undefined) {
+      entry = entryKey(this.#namespace, generation, key);
+      this.#entryKeys.set(key, entry);
+    }
+    return entry;
+  }
+
   #redisKey(key) {
     return `${this.#namespace}:${key}`;
   }
@@ -471,7 +520,10 @@ export class RedisTier {
   /** `run(redis)` under the deadline, failures counted by code. */
   async #call(run) {
     try {
-      return await within(this.#settings.deadlineMs, () => run(this.#redis));
+      return await within(this.#settings.deadlineMs, async () => {
+        if (this.#firstReady !== null) await this.#firstReady;
+        return run(this.#redis);
+      });
     } catch (error) {
       if (error.code === codes.ERR_REDIS_TIMEOUT) this.#counts.redisTimeouts++;
       else this.#counts.redisErrors++;
