@@ -65,6 +65,9 @@ test(`fetch across ${HOSTS} hosts x ${WORKERS} workers at once on a cold key: on
     const [first] = results;
     assert.equal(first.result?.key, key);
     for (const reply of results) assert.deepEqual(reply.result, first.result, `host ${reply.host} worker ${reply.worker} got the loaded value`);
+    // The tiers' own count agrees: one load per key so far, over all 12 tiers.
+    const counted = results.reduce((sum, reply) => sum + reply.loads, 0);
+    assert.equal(counted, loadsPerKey.length, `${key}: the tiers' stats().loads sum to ${counted} after ${loadsPerKey.length} keys`);
   }
   await Promise.all(hosts.map((host) => host.stop()));
   t.diagnostic(`${rounds.length} keys, ${HOSTS * WORKERS} callers each: loader runs per key ${loadsPerKey.join(',')}`);
