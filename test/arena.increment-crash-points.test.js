@@ -67,3 +67,26 @@ for (const file of [false, true]) {
     t.diagnostic(`${tried} crash points over ${OPS} increments`);
   });
 }
+
+test('a number record whose lengths were damaged: incr and touch repair the shard instead of resealing past the record', { skip: !nativeAvailable && 'native addon unavailable', timeout: 60_000 }, (t) => {
+  const { cache, shard, keys } = crashPointCache(t, true, { memoryBytes: MiB });
+  const find = (key) => {
+    keys.encode(key);
+    const found = new FoundEntry();
+    assert.ok(shard.findSlot(keys.bytes, keys.length, keyWord(keys.length, keys.kind), keys.hash, found) >= 0);
+    return found.offset >>> 2;
+  };
+  for (let i = 0; i < 50; i++) cache.set(`n${i}`, i);
+  // A size word that sends a reseal into the next record.
+  shard.u32[find('n7') + 3] += 64;
+  assert.equal(cache.incr('n7', 5), 5, 'the shard was repaired and the count started again');
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+  assert.ok(cache.stats().shardRepairs >= 1);
+  for (let i = 0; i < 50; i++) cache.set(`n${i}`, i);
+  // A value length of 2^31: a reseal over it would loop through 2 GiB.
+  shard.u32[find('n9') + 1] = 2 ** 31;
+  const started = Date.now();
+  assert.equal(cache.touch('n9', 60_000), false);
+  assert.ok(Date.now() - started < 1000, `touch took ${Date.now() - started} ms`);
+  assert.deepEqual(cache.verify(), { ok: true, problems: [] });
+});

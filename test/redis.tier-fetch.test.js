@@ -192,3 +192,24 @@ test("an InvalidationBus on the tier's cache publishes none of the tier's writes
   await until(() => received.length > 0, 'the user write at B');
   assert.deepEqual(JSON.parse(JSON.stringify(received)).map((invalidation) => invalidation.key ?? invalidation), ['user write']);
 });
+
+test('a holder that closes gives the role up at once: the lease ends, and another instance takes over well before the claim would lapse', { skip, timeout: 30_000 }, async (t) => {
+  const { client, cache, tier } = await setUp(t);
+  const other = new RedisTier({ cache: SharedCache.attach(cache.handle), redis: client, namespace: 'app' });
+  t.after(() => other.close());
+  await tier.set('k', 'v');
+  await tier.get('k');
+  assert.equal(tier.stats().holder.holding, true);
+  assert.equal(other.stats().holder.holding, false);
+  const closedAt = Date.now();
+  tier.close();
+  assert.equal(other.stats().holder.leaseRemainingMs, 0, 'no copy is vouched for once the holder has gone');
+  await until(() => other.stats().holder.holding && other.stats().holder.leaseRemainingMs > 0, 'the other instance holding, with a lease', 2000);
+  const tookMs = Date.now() - closedAt;
+  assert.ok(tookMs < 500, `took over after ${tookMs} ms (the claim lapses after 600 ms)`);
+  t.diagnostic(`taken over ${tookMs} ms after close()`);
+  // And it applies invalidations.
+  await other.get('k');
+  await client.set('app:k', pack('changed'));
+  await until(async () => (await other.get('k')) === 'changed', 'the write through the new holder');
+});

@@ -131,10 +131,20 @@ export class TrackingHolder {
     this.#arm();
   }
 
-  /** Gives up the role (the claim is left to lapse or be taken over) and stops. */
+  /**
+   * Stops. A holder gives the role up at once: no copy is vouched for until
+   * the next holder's trackers are subscribed (the lease ends now), and its
+   * claim lapses in a millisecond, so another process takes over at its
+   * next tick instead of after claimTtlMs.
+   */
   close() {
+    if (this.#closed) return;
     this.#closed = true;
     for (const timer of this.#timers) clearInterval(timer);
+    if (this.holding) {
+      this.#cache.set(this.#keys.leaseKey, 0);
+      this.#cache.compareAndSet(this.#keys.claimKey, this.#claimVersion, this.#me, { ttl: 1 });
+    }
     this.#drop();
   }
 

@@ -20,7 +20,8 @@
 // (M_UNDO_*, see rebuild.js), so a counter is never lost to a kill: it
 // holds its value from before the increment in flight, or after it.
 
-import { EXPIRY_F64, HAS_STALE, HAS_TTL, keyWord, NUMBER_BYTES, paddedKeyBytes, recordKeyStart, REWRITING, sealRecord, STALE_F64, STAMP_F64, VALUE_CODEC, VALUE_KIND_SHIFT, VALUE_NUMBER, writeTimes } from './record.js';
+import { CHECKSUM_BYTES, EXPIRY_F64, HAS_STALE, HAS_TTL, keyWord, NUMBER_BYTES, paddedKeyBytes, recordKeyStart, recordSize, recordTimeBytes, REWRITING, sealRecord, STALE_F64, STAMP_F64, VALUE_CODEC, VALUE_KIND_SHIFT, VALUE_NUMBER, writeTimes } from './record.js';
+import { ArenaCacheError, codes } from '../../errors.js';
 import { M64_UNDO_STAMP, M64_UNDO_VALUE, M_UNDO_AT } from '../common/shard-meta.js';
 import { STAT } from '../common/thread-stats.js';
 
@@ -38,11 +39,29 @@ export const HOLDS_OTHER_VALUE = Symbol('not a number');
  * Looks `key` up with its shard's lock held, filling `found` (offset, slot);
  * returns the slot (-1: none) or -1 also for an expired record (offset is still filled).
  */
-function findPresent(arena, shard, key, found) {
+function findPresent(shard, key, found) {
   const slot = shard.findSlot(key.bytes, key.length, keyWord(key.length, key.kind), key.hash, found);
   found.shard = shard;
   found.slot = slot;
   return slot;
+}
+
+/**
+ * The size of the live record at `offset` (word 0 `flags`) as its header's
+ * lengths make it, when its stored size agrees and the record lies in the
+ * shard's region; else -1 (damage). A change in place reseals the checksum
+ * over that many bytes, never over lengths read back unchecked: a damaged
+ * length would send the seal, and its loop, past the record.
+ */
+function soundRecordSize(shard, offset, flags) {
+  const u32 = shard.u32;
+  const size = recordSize(flags >>> 16, u32[(offset >>> 2) + 1] + (shard.checksums ? CHECKSUM_BYTES : 0), recordTimeBytes(flags));
+  return size === u32[(offset >>> 2) + 3] && offset + size <= shard.regionBytes ? size : -1;
+}
+
+/** The ERR_ARENA_CORRUPT of a record whose lengths disagree (see soundRecordSize): Arena#resetAfter repairs its shard. */
+function damagedRecord(shard, offset) {
+  return new ArenaCacheError(codes.ERR_ARENA_CORRUPT, `shard ${shard.index}: the record at ${offset} has lengths that disagree with its size`);
 }
 
 /** Fills `written` with the record at `slot` as this holding leaves it (see Arena#set). */
@@ -66,7 +85,7 @@ export function storeIf(arena, key, entry, condition, version, written) {
   const held = arena.lock.acquire(shard);
   let stored = false;
   try {
-    const slot = findPresent(arena, shard, key, written);
+    const slot = findPresent(shard, key, written);
     const offset = written.offset;
     const present = slot >= 0 && !arena.isExpired(shard, offset);
     if (condition === IF_ABSENT ? !present : present && (condition === IF_PRESENT || shard.f64[(offset >>> 3) + STAMP_F64] === version)) {
@@ -89,7 +108,7 @@ export function removeIfVersion(arena, key, version) {
   let removed = false;
   try {
     const found = arena.probe;
-    const slot = findPresent(arena, shard, key, found);
+    const slot = findPresent(shard, key, found);
     const offset = found.offset;
     if (slot >= 0 && !arena.isExpired(shard, offset) && shard.f64[(offset >>> 3) + STAMP_F64] === version) {
       removed = true;
@@ -114,7 +133,7 @@ export function takeValue(arena, key, allowStale, found) {
   const held = arena.lock.acquire(shard);
   let value;
   try {
-    const slot = findPresent(arena, shard, key, found);
+    const slot = findPresent(shard, key, found);
     if (slot >= 0) {
       const offset = found.offset;
       const read = arena.readStored(shard, offset, allowStale, found);
@@ -149,7 +168,7 @@ export function incrementNumber(arena, key, delta, entry, found) {
   const held = arena.lock.acquire(shard);
   let result;
   try {
-    const slot = findPresent(arena, shard, key, found);
+    const slot = findPresent(shard, key, found);
     const offset = found.offset;
     if (slot < 0 || arena.isExpired(shard, offset)) {
       const at = arena.storeLocked(shard, slot, offset, key, entry, found);
@@ -159,7 +178,20 @@ export function incrementNumber(arena, key, delta, entry, found) {
       const flags = shard.u32[offset >>> 2];
       const kind = (flags >>> VALUE_KIND_SHIFT) & 3;
       found.valueKind = kind;
-      result = kind === VALUE_NUMBER ? addInPlace(shard, slot, offset, flags, delta) : kind === VALUE_CODEC ? HOLDS_CODEC_VALUE : HOLDS_OTHER_VALUE;
+      if (kind !== VALUE_NUMBER) {
+        result = kind === VALUE_CODEC ? HOLDS_CODEC_VALUE : HOLDS_OTHER_VALUE;
+      } else {
+        try {
+          result = addInPlace(shard, slot, offset, flags, delta);
+        } catch (error) {
+          // Damage (rethrown otherwise): the shard is repaired, as a reader
+          // finding damage repairs it, and the count starts again.
+          arena.resetAfter(shard, error);
+          const at = shard.store(key, entry, found);
+          noteWritten(shard, at, entry.expiresAt, found);
+          result = entry.payload;
+        }
+      }
     }
   } finally {
     arena.lock.release(shard, held, typeof result === 'number');
@@ -170,9 +202,12 @@ export function incrementNumber(arena, key, delta, entry, found) {
 
 /**
  * Adds `delta` to the number record at `offset` (slot `slot`) in place,
- * journaled (see the top), and returns the new number.
+ * journaled (see the top), and returns the new number; ERR_ARENA_CORRUPT,
+ * changing nothing, for a record whose lengths disagree.
  */
 export function addInPlace(shard, slot, offset, flags, delta) {
+  const size = soundRecordSize(shard, offset, flags);
+  if (size < 0 || shard.u32[(offset >>> 2) + 1] !== NUMBER_BYTES) throw damagedRecord(shard, offset);
   const f64 = shard.f64;
   const valueAt = (recordKeyStart(offset, flags) + paddedKeyBytes(flags >>> 16)) >>> 3;
   const stampAt = (offset >>> 3) + STAMP_F64;
@@ -187,7 +222,7 @@ export function addInPlace(shard, slot, offset, flags, delta) {
   // The stamp before the value: a near copy checked meanwhile no longer holds.
   f64[stampAt] = shard.nextWriteStamp();
   f64[valueAt] = after;
-  if (shard.checksums) sealRecord(shard.u32, shard.u8, offset, shard.u32[(offset >>> 2) + 3], (valueAt << 3) + NUMBER_BYTES);
+  if (shard.checksums) sealRecord(shard.u32, shard.u8, offset, size, (valueAt << 3) + NUMBER_BYTES);
   meta[M_UNDO_AT] = 0;
   shard.slotChanged(slot);
   shard.touchAt(slot, offset);
@@ -206,16 +241,20 @@ export function touchEntry(arena, key, ttl, entry, found) {
   const shard = arena.shards[key.hash & arena.shardMask];
   const held = arena.lock.acquire(shard);
   let touched = false;
+  let repaired = false;
   try {
-    const slot = findPresent(arena, shard, key, found);
+    const slot = findPresent(shard, key, found);
     const offset = found.offset;
     if (slot >= 0 && !arena.isExpired(shard, offset)) {
       const u32 = shard.u32;
       const o4 = offset >>> 2;
       const flags = u32[o4];
       const f64 = shard.f64;
-      // A stale window keeps its length after the new ttl.
-      const window = (flags & HAS_STALE) !== 0 ? f64[(offset >>> 3) + EXPIRY_F64] - f64[(offset >>> 3) + STALE_F64] : 0;
+      const size = soundRecordSize(shard, offset, flags);
+      if (size < 0) throw damagedRecord(shard, offset);
+      // A stale window keeps its length after the new ttl (a damaged one: none).
+      const stored = (flags & HAS_STALE) !== 0 ? f64[(offset >>> 3) + EXPIRY_F64] - f64[(offset >>> 3) + STALE_F64] : 0;
+      const window = stored > 0 && stored < Infinity ? stored : 0;
       const now = Date.now();
       const staleAt = ttl > 0 && window > 0 ? now + ttl : 0;
       const expiresAt = ttl > 0 ? now + ttl + window : 0;
@@ -225,7 +264,7 @@ export function touchEntry(arena, key, ttl, entry, found) {
         u32[o4] = flags | REWRITING;
         f64[(offset >>> 3) + STAMP_F64] = shard.nextWriteStamp();
         writeTimes(f64, offset, expiresAt, staleAt);
-        if (shard.checksums) sealRecord(u32, shard.u8, offset, u32[o4 + 3], recordKeyStart(offset, flags) + paddedKeyBytes(flags >>> 16) + u32[o4 + 1]);
+        if (shard.checksums) sealRecord(u32, shard.u8, offset, size, recordKeyStart(offset, flags) + paddedKeyBytes(flags >>> 16) + u32[o4 + 1]);
         u32[o4] = flags;
         shard.slotChanged(slot);
       } else if (arena.entryFromRecord(shard, offset, expiresAt, staleAt, entry, found)) {
@@ -234,8 +273,13 @@ export function touchEntry(arena, key, ttl, entry, found) {
         entry.payload = null;
       }
     }
+  } catch (error) {
+    // Damage (rethrown otherwise): the shard is repaired, the entry with it.
+    touched = false;
+    repaired = true;
+    arena.resetAfter(shard, error);
   } finally {
-    arena.lock.release(shard, held, touched);
+    arena.lock.release(shard, held, touched || repaired);
   }
   arena.counters[touched ? STAT.conditionalWrites : STAT.conditionalMisses]++;
   return touched;
