@@ -147,7 +147,7 @@ async function measure(cache, tier, plain) {
       if (Date.now() > deadline) throw new Error(`${kind.label}: no get was served locally within 10 s (is the holder's lease renewed?)`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const entry = entryKey(NAMESPACE, cache.get(stateKeys(NAMESPACE).genKey) ?? 0, kind.key);
+    const entry = entryKey(NAMESPACE, cache.get(stateKeys(NAMESPACE).genKey), kind.key);
     if (!isDeepStrictEqual(cache.get(entry), kind.value)) throw new Error(`${kind.label}: the entry key ${JSON.stringify(entry)} does not hold the value`);
     const redisKey = `${NAMESPACE}:${kind.key}`;
     if (!isDeepStrictEqual(unpack(await plain.getBuffer(redisKey)), kind.value)) throw new Error(`${kind.label}: Redis does not hold the value as msgpack`);

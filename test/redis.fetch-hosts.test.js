@@ -13,7 +13,7 @@ import test from 'node:test';
 import { Redis } from 'ioredis';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const hostFile = new URL('./fixtures/redis-fetch-host.js', import.meta.url);
@@ -43,10 +43,7 @@ async function startHost(t, port, host) {
 test(`fetch across ${HOSTS} hosts x ${WORKERS} workers at once on a cold key: one loader run in total, every caller gets its value`, { skip, timeout: 120_000 }, async (t) => {
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
-  const counter = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  counter.on('error', () => {});
-  await counter.connect();
-  t.after(() => counter.disconnect());
+  const counter = await connectClient(t, server.port);
   const hosts = await Promise.all(Array.from({ length: HOSTS }, (_, host) => startHost(t, server.port, host)));
 
   const rounds = [0, 0, 0, 20, 20, 100, 100, 0, 0, 0].map((delayMs, i) => ({ key: `report:${i}`, delayMs }));
@@ -88,10 +85,7 @@ test('fetch: a lock won after another machine stored the value and released the 
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
   const connect = async () => {
-    const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-    client.on('error', () => {});
-    await client.connect();
-    t.after(() => client.disconnect());
+    const client = await connectClient(t, server.port);
     return client;
   };
   const [clientA, clientB] = [await connect(), await connect()];

@@ -13,24 +13,17 @@ import { fork, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import test from 'node:test';
-import { Redis } from 'ioredis';
 import { pack } from 'msgpackr';
 import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { stateKeys } from '../lib/redis/holder.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { until } from './helpers/until.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const hostFile = new URL('./fixtures/redis-machine-host.js', import.meta.url);
 
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** A process on the machine's cache file `path`: { child, exited, ask(op, key) }. */
 async function startProcess(t, path, port) {
@@ -71,10 +64,7 @@ test('the holder killed with writes in the gap: a survivor holds the role within
   const cache = SharedCache.open(path);
   t.after(() => cache.close());
   const { genKey, leaseKey } = stateKeys('app');
-  const writer = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  writer.on('error', () => {});
-  await writer.connect();
-  t.after(() => writer.disconnect());
+  const writer = await connectClient(t, server.port);
   const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
   for (const key of keys) await writer.set(`app:${key}`, pack('old'));
 

@@ -7,26 +7,19 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import test from 'node:test';
-import { Redis } from 'ioredis';
 import { SharedCache } from '../lib/index.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { entryKey, stateKeys } from '../lib/redis/holder.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis } from './helpers/redis-server.js';
 import { MiB } from './helpers/units.js';
 import { startInNamespace, unshareMissing } from './helpers/unshare.js';
 import { fileURLToPath } from 'node:url';
+import { until } from './helpers/until.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const holderFile = new URL('./fixtures/tracking-holder.js', import.meta.url);
 
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function startHolder(settings) {
   const child = fork(holderFile, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -58,10 +51,7 @@ test('one process of several holds the trackers; a write to Redis deletes the en
   const reports = await Promise.all(holders.map(({ report }) => report()));
   assert.equal(reports.filter(({ holding }) => holding).length, 1, JSON.stringify(reports));
 
-  const writer = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  writer.on('error', () => {});
-  await writer.connect();
-  t.after(() => writer.disconnect());
+  const writer = await connectClient(t, server.port);
   const generation = cache.get(genKey);
   const local = entryKey(namespace, generation, 'user:1');
   cache.set(local, 'cached copy');

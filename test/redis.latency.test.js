@@ -15,11 +15,11 @@ import assert from 'node:assert/strict';
 import { fork, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import test from 'node:test';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { pack } from 'msgpackr';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { freePort, redisMissing, startRedis, startRedisCluster } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis, startRedisCluster } from './helpers/redis-server.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const hostFile = new URL('./fixtures/redis-latency-host.js', import.meta.url);
@@ -138,10 +138,7 @@ async function measure(t, deployment, hosts, writer, cli) {
 test(`standalone Redis, ${HOSTS} hosts x ${WORKERS} workers: writes through a host's tier, by ioredis and by redis-cli, and expiries, drop every cached copy (p50/p99 reported)`, { skip, timeout: 120_000 }, async (t) => {
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
-  const writer = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  writer.on('error', () => {});
-  await writer.connect();
-  t.after(() => writer.disconnect());
+  const writer = await connectClient(t, server.port);
   const hosts = await Promise.all(Array.from({ length: HOSTS }, () => startHost(t, { port: server.port })));
   await measure(t, 'standalone', hosts, writer, ['-p', String(server.port)]);
 });

@@ -13,28 +13,14 @@ import { SharedCache } from '../lib/index.js';
 import { entryKey, stateKeys } from '../lib/redis/holder.js';
 import { RedisTier } from '../lib/redis/tier.js';
 import { nativeAvailable } from '../lib/native/addon.js';
-import { freePort, redisMissing, startRedis, startRedisCluster } from './helpers/redis-server.js';
+import { redisMissing, startRedisCluster, startRedisWithClient } from './helpers/redis-server.js';
+import { until } from './helpers/until.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
-async function serverAndClient(t) {
-  const server = await startRedis(await freePort());
-  t.after(() => server.kill());
-  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true, enableOfflineQueue: false });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => client.disconnect());
-  return { server, client };
-}
+const serverAndClient = (t) => startRedisWithClient(t, { enableOfflineQueue: false });
 
 function tierOn(t, cache, client, options) {
   const tier = new RedisTier({ cache, redis: client, namespace: 'app', ...options });

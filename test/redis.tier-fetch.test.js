@@ -6,33 +6,21 @@
 // tier's own writes (entries, claim, lease, generation).
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { Redis } from 'ioredis';
 import { pack } from 'msgpackr';
 import { Registry } from 'prom-client';
 import { InvalidationBus, SharedCache } from '../lib/index.js';
 import { RedisTier } from '../lib/redis/tier.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { peer, SECRET } from './helpers/invalidation.js';
-import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis, startRedisWithClient } from './helpers/redis-server.js';
+import { until } from './helpers/until.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** A redis-server, a client of it, a cache and a tier over them (options for the tier). */
 async function setUp(t, options = {}) {
-  const server = await startRedis(await freePort());
-  t.after(() => server.kill());
-  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true, enableOfflineQueue: false });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => client.disconnect());
+  const { server, client } = await startRedisWithClient(t, { enableOfflineQueue: false });
   const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
   t.after(() => cache.close());
   const tier = new RedisTier({ cache, redis: client, namespace: 'app', ...options });
@@ -164,10 +152,7 @@ test('stats() and registerMetrics(): counts by tier, read at scrape time', { ski
 test("an InvalidationBus on the tier's cache publishes none of the tier's writes (entries, claim, lease, generation)", { skip, timeout: 30_000 }, async (t) => {
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
-  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => client.disconnect());
+  const client = await connectClient(t, server.port);
   const a = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
   const b = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
   const busA = await new InvalidationBus(a, { secret: SECRET, udp: {} }).start();

@@ -11,7 +11,8 @@ import { Redis } from 'ioredis';
 import { pack } from 'msgpackr';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { arenaPath } from './helpers/arena-files.js';
-import { freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis } from './helpers/redis-server.js';
+import { until } from './helpers/until.js';
 
 const skip = redisMissing() ?? (!nativeAvailable && 'native addon unavailable');
 const hostFile = new URL('./fixtures/redis-tier-host.js', import.meta.url);
@@ -46,13 +47,6 @@ async function startHost(t, port) {
   };
 }
 
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 test('two hosts on one redis-server: reads cached in each host, invalidated by writes from the tier and from any other client', { skip, timeout: 60_000 }, async (t) => {
   const server = await startRedis(await freePort());
@@ -67,10 +61,7 @@ test('two hosts on one redis-server: reads cached in each host, invalidated by w
   }, 'a read served from the shared cache');
 
   // A write by another Redis client reaches B's cache.
-  const other = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  other.on('error', () => {});
-  await other.connect();
-  t.after(() => other.disconnect());
+  const other = await connectClient(t, server.port);
   await other.set('app:user:1', pack({ name: 'Grace' }));
   await until(async () => (await b('get', 'user:1')).result?.name === 'Grace', 'the other client\'s write on B');
   assert.deepEqual((await a('get', 'user:1')).result, { name: 'Grace' });
@@ -86,10 +77,7 @@ test('no older value after an invalidation: a read whose old reply arrives after
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
   const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
-  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => client.disconnect());
+  const client = await connectClient(t, server.port);
   // The tier's reads go through a pipeline whose reply is held until the test lets it go.
   let hold = null;
   const held = Object.create(client, {
@@ -168,10 +156,7 @@ test('Redis down: cached values are served (stale-if-error), misses and writes f
   let server = await startRedis(port);
   t.after(() => server.kill());
   const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => client.disconnect());
+  const client = await connectClient(t, port, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
   const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app', deadlineMs: 300 });
   t.after(() => tier.close());
   const { genKey } = stateKeys('app');
@@ -200,10 +185,7 @@ test('fetch across hosts: 3 hosts missing one key at once run one loader; a load
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
   const hosts = [await startHost(t, server.port), await startHost(t, server.port), await startHost(t, server.port)];
-  const counter = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  counter.on('error', () => {});
-  await counter.connect();
-  t.after(() => counter.disconnect());
+  const counter = await connectClient(t, server.port);
 
   const results = await Promise.all(hosts.map((host) => host('fetch', 'report', { rows: 42 }, { delayMs: 200 })));
   assert.deepEqual(results.map(({ result }) => result), [{ rows: 42 }, { rows: 42 }, { rows: 42 }]);
@@ -228,10 +210,7 @@ test('clear() deletes the namespace in Redis and drops this machine\'s copies; o
   const { RedisTier } = await import('../lib/redis/tier.js');
   const server = await startRedis(await freePort());
   t.after(() => server.kill());
-  const client = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => client.disconnect());
+  const client = await connectClient(t, server.port);
   const cache = new SharedCache({ memoryBytes: 8 * 2 ** 20 });
   const tier = new RedisTier({ cache, redis: client, Redis, namespace: 'app' });
   t.after(() => tier.close());

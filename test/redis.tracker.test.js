@@ -9,18 +9,12 @@ import { spawnSync } from 'node:child_process';
 import test from 'node:test';
 import { Redis, Cluster } from 'ioredis';
 import { Tracker } from '../lib/redis/tracker.js';
-import { freePort, redisMissing, startRedis, startRedisCluster } from './helpers/redis-server.js';
+import { connectClient, freePort, redisMissing, startRedis, startRedisCluster } from './helpers/redis-server.js';
+import { until } from './helpers/until.js';
 
 const skip = redisMissing() ?? false;
 
 /** Resolves once `check()` is true, polling; rejects after `ms`. */
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function listen(tracker) {
   const heard = [];
@@ -36,10 +30,7 @@ test('a tracker hears writes, deletes and expiries of its prefix by any client, 
   const tracker = await new Tracker((overrides) => new Redis({ host: '127.0.0.1', port: server.port, ...overrides }), 'ns:').start();
   t.after(() => tracker.close());
   const heard = listen(tracker);
-  const writer = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
-  writer.on('error', () => {});
-  await writer.connect();
-  t.after(() => writer.disconnect());
+  const writer = await connectClient(t, server.port);
 
   await writer.set('ns:a', '1');
   await writer.set('other:a', '1');

@@ -5,7 +5,6 @@
 // the lease is current, and stops on 'stop'.
 import { Redis } from 'ioredis';
 import { SharedCache } from '../../lib/index.js';
-import { stateKeys } from '../../lib/redis/holder.js';
 import { RedisTier } from '../../lib/redis/tier.js';
 
 const { path, port, namespace } = JSON.parse(process.argv[2]);
@@ -14,9 +13,8 @@ const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableOffl
 redis.on('error', () => {});
 await redis.connect();
 const tier = new RedisTier({ cache, redis, Redis, namespace });
-const { leaseKey } = stateKeys(namespace);
 const deadline = Date.now() + 10_000;
-while (!((cache.get(leaseKey) ?? 0) > Date.now())) {
+while (tier.stats().holder.leaseRemainingMs === 0) {
   if (Date.now() > deadline) throw new Error('the holder process held no lease within 10 s');
   await new Promise((resolve) => setTimeout(resolve, 10));
 }

@@ -13,7 +13,6 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Redis } from 'ioredis';
 import { SharedCache } from '../../lib/index.js';
-import { stateKeys } from '../../lib/redis/holder.js';
 import { RedisTier } from '../../lib/redis/tier.js';
 
 const options = JSON.parse(process.argv[2]);
@@ -29,9 +28,8 @@ if (mode === 'tier') {
   await redis.connect();
   tier = new RedisTier({ cache, redis, Redis, namespace });
   // Serve nothing before the holder's lease is there (100-300 ms after it starts).
-  const { leaseKey } = stateKeys(namespace);
   const deadline = Date.now() + 10_000;
-  while (!((cache.get(leaseKey) ?? 0) > Date.now())) {
+  while (tier.stats().holder.leaseRemainingMs === 0) {
     if (Date.now() > deadline) throw new Error(`host ${host}: no tracking lease within 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

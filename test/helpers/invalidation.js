@@ -1,6 +1,7 @@
 // Helpers of the invalidation tests: peers in child processes, and waiting
 // for something to become true.
 import { fork } from 'node:child_process';
+export { until } from './until.js';
 
 export const SECRET = 'a secret every test peer shares';
 
@@ -38,16 +39,6 @@ export async function startPeer(options) {
       await exited;
     },
   };
-}
-
-/** Resolves once `check()` resolves truthy; fails after `timeoutMs` with `what`. */
-export async function until(check, what, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /**

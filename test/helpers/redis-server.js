@@ -109,3 +109,20 @@ export async function startRedisCluster(masters = 3) {
     throw error;
   }
 }
+
+/** An ioredis client of the server on `port` (options over loopback and lazyConnect), connected, and disconnected after the test `t`. */
+export async function connectClient(t, port, options = {}) {
+  const { Redis } = await import('ioredis');
+  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, ...options });
+  client.on('error', () => {});
+  await client.connect();
+  t.after(() => client.disconnect());
+  return client;
+}
+
+/** A redis-server on a free port and a connected client of it (see connectClient), both gone after the test `t`: { server, client }. */
+export async function startRedisWithClient(t, clientOptions) {
+  const server = await startRedis(await freePort());
+  t.after(() => server.kill());
+  return { server, client: await connectClient(t, server.port, clientOptions) };
+}
