@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { BlockStore, SharedCache } from '../lib/index.js';
 import { CacheFS } from '../lib/fs/index.js';
-import { checkValue, makeValue } from './helpers/checked-value.js';
+import { checkValue, makeValue, valueOrigin } from './helpers/checked-value.js';
 import { STRESS } from './helpers/seeded-random.js';
 import { tempDir } from './helpers/fs-tree.js';
 
@@ -337,6 +337,11 @@ test('workers terminated in the middle of write-back writes leave whole files (o
   const { cfs, cache, blocks, root } = setup(t);
   const paths = ['q0', 'q1'];
   for (const p of paths) await cfs.writeFile(p, makeValue(p, 9, 0, 100));
+  // On disk before the first worker: a writer that dies inside its write
+  // loses every unflushed write of the file, which then reads as its last
+  // flushed version, and a file never flushed is the empty one its first
+  // write created (see the next test).
+  assert.equal(await cfs.flush(), paths.length);
   const rounds = STRESS ? 60 : 12;
   for (let round = 0; round < rounds; round++) {
     const worker = new Worker(AGENT, {
@@ -360,6 +365,26 @@ test('workers terminated in the middle of write-back writes leave whole files (o
   const stats = blocks.stats();
   console.log(`terminated write-back writers: ${rounds} rounds, lost writes ${cfs.stats().lostWrites}, lock recoveries ${stats.lockRecoveries}, dirty blocks left ${stats.dirtyBlocks}`);
   assert.equal(stats.dirtyBlocks, 0);
+});
+
+test('a writer terminated inside its write-back write loses the unflushed writes of the file: it reads as last flushed, or empty if never flushed', async (t) => {
+  const { cfs, cache, blocks, root } = setup(t, { validateMs: 0 });
+  await cfs.writeFile('flushed', makeValue('flushed', 9, 0, 100));
+  await cfs.flush();
+  await cfs.writeFile('flushed', makeValue('flushed', 9, 1, 200));
+  await cfs.writeFile('never-flushed', makeValue('never-flushed', 9, 0, 100));
+  for (const [i, p] of ['flushed', 'never-flushed'].entries()) {
+    const worker = new Worker(AGENT, { workerData: { mode: 'stop-mid-write', root, cacheHandle: cache.handle, blocksHandle: blocks.handle, path: p } });
+    await once(worker, 'message');
+    await worker.terminate();
+    const value = await cfs.readFile(p);
+    assert.equal(cfs.stats().lostWrites, i + 1, `${p}: the write in flight and the unflushed one before it are lost`);
+    if (p === 'flushed') assert.deepEqual(valueOrigin(value), { writer: 9, sequence: 0 }, `${p}: the flushed version, whole`);
+    else assert.equal(value.length, 0, `${p}: the empty file its first write created, never a torn one`);
+    if (value.length > 0) assert.equal(checkValue(p, value), 'ok');
+  }
+  await cfs.flush();
+  assert.equal(blocks.stats().dirtyBlocks, 0);
 });
 
 test('data blocks left without their name record (a writer died rewriting it) are dropped by the next flush', async (t) => {
