@@ -74,7 +74,6 @@ export function nextGeneration(previous) {
 
 export class TrackingHolder {
   #cache;
-  #Redis;
   #servers;
   #namespace;
   #prefix;
@@ -96,14 +95,12 @@ export class TrackingHolder {
   /**
    * @param {object} options
    * @param {import('../cache/shared-cache.js').SharedCache} options.cache the machine's cache
-   * @param {any} [options.Redis] the ioredis Redis class, for servers given as connection options
-   * @param {() => any[] | Promise<any[]>} options.servers every server to track (a cluster's masters), asked at each arming: its ioredis connection options, or a function that opens a connection to it with overrides
+   * @param {() => any[] | Promise<any[]>} options.servers every server to track (a cluster's masters), asked at each arming, as a function that opens an ioredis connection to it with overrides of its options (see redis-client.js trackedServers)
    * @param {string} options.namespace the namespace; Redis keys are `${namespace}:${key}`
    * @param {number} [options.pingTimeoutMs] and the other HOLDER_DEFAULTS
    */
-  constructor({ cache, Redis, servers, namespace, ...settings }) {
+  constructor({ cache, servers, namespace, ...settings }) {
     this.#cache = cache;
-    this.#Redis = Redis;
     this.#servers = servers;
     this.#namespace = namespace;
     this.#prefix = `${namespace}:`;
@@ -222,7 +219,7 @@ export class TrackingHolder {
     const arming = (async () => {
       const servers = await this.#servers();
       if (this.#closed || !this.holding) return;
-      const trackers = servers.map((server) => new Tracker(typeof server === 'function' ? server : (overrides) => new this.#Redis({ ...server, ...overrides }), this.#prefix));
+      const trackers = servers.map((open) => new Tracker(open, this.#prefix));
       for (const tracker of trackers) {
         tracker.on('invalidate', (keys) => this.#invalidate(keys));
         tracker.on('flush', () => this.#applying() && this.#bump());

@@ -326,11 +326,15 @@ export class RedisTier {
         cursor = next;
         if (keys.length > 0) {
           // One UNLINK per key: a cluster refuses one command over keys of several slots.
-          const replies = await this.#call(() => server.pipeline(keys.map((each) => ['unlink', each])).exec());
-          for (const [error, deleted] of replies) {
-            if (error) throw await this.#call(() => Promise.reject(error)).catch((wrapped) => wrapped);
-            this.#counts.redisDeletes += deleted;
-          }
+          this.#counts.redisDeletes += await this.#call(async () => {
+            const replies = await server.pipeline(keys.map((each) => ['unlink', each])).exec();
+            let deleted = 0;
+            for (const [error, count] of replies) {
+              if (error) throw error;
+              deleted += count;
+            }
+            return deleted;
+          });
         }
       } while (cursor !== '0');
     }
