@@ -1,6 +1,7 @@
-// npm run bench:hit-ratio's recorded-trace mode: the three trace formats
-// (text lines, ARC .lis lines, big-endian 64-bit keys) read from a
-// directory, compressed or not; the reference policies it computes (an
+// npm run bench:hit-ratio's recorded-trace mode: the trace formats (text
+// lines, ARC .lis lines, big-endian 64-bit and 32-bit keys, libCacheSim's
+// oracleGeneral records) read from a directory, compressed or not (gzip, xz,
+// bzip2); the reference policies it computes (an
 // exact LRU and S3-FIFO) on traces small enough to count by hand; and a run
 // of the benchmark over such a directory.
 import assert from 'node:assert/strict';
@@ -25,6 +26,26 @@ function int64Keys(keys) {
   keys.forEach((key, i) => bytes.writeBigInt64BE(BigInt(key), i * 8));
   return bytes;
 }
+
+function int32Keys(keys) {
+  const bytes = Buffer.alloc(keys.length * 4);
+  keys.forEach((key, i) => bytes.writeInt32BE(key, i * 4));
+  return bytes;
+}
+
+/** libCacheSim's oracleGeneral records (24 bytes, little-endian) of [time, id, size] requests; next access -1 throughout. */
+function oracleGeneralRecords(requests) {
+  const bytes = Buffer.alloc(requests.length * 24);
+  requests.forEach(([time, id, size], i) => {
+    bytes.writeUInt32LE(time, i * 24);
+    bytes.writeBigUInt64LE(BigInt(id), i * 24 + 4);
+    bytes.writeUInt32LE(size, i * 24 + 12);
+    bytes.writeBigInt64LE(-1n, i * 24 + 16);
+  });
+  return bytes;
+}
+
+const missing = (command) => spawnSync(command, ['--version']).error && `the ${command} command is not installed`;
 
 /** Keys read twice, a few requests apart, in blocks of `block` new keys then the same again (the Corda trace's pattern). */
 function readTwice(blocks, block) {
@@ -58,11 +79,51 @@ test('trace files: text lines, ARC .lis lines and 64-bit keys, plain or gzip, be
   assert.throws(() => readTraceDirectory(tempDir(t)), /holds no trace files/);
 });
 
-test('trace files compressed with xz are read through the xz command', { skip: spawnSync('xz', ['--version']).error && 'the xz command is not installed' }, (t) => {
+test('trace files compressed with xz are read through the xz command', { skip: missing('xz') }, (t) => {
   const dir = tempDir(t);
   writeFileSync(path.join(dir, 'ids.txt.xz'), execFileSync('xz', ['-c'], { input: 'x\ny\nx\n' }));
   const [trace] = readTraceDirectory(dir);
   assert.deepEqual({ name: trace.name, trace: [...trace.trace] }, { name: 'ids.txt', trace: [0, 1, 0] });
+});
+
+test('trace files compressed with bzip2 are read through the bzip2 command', { skip: missing('bzip2') }, (t) => {
+  const dir = tempDir(t);
+  writeFileSync(path.join(dir, 'keys.int32.bz2'), execFileSync('bzip2', ['-c'], { input: int32Keys([5, 6, 5, 5]) }));
+  const [trace] = readTraceDirectory(dir);
+  assert.deepEqual({ name: trace.name, format: trace.format, trace: [...trace.trace] }, { name: 'keys.int32', format: 'int32', trace: [0, 1, 0, 0] });
+  writeFileSync(path.join(dir, 'broken.txt.bz2'), 'not bzip2');
+  assert.throws(() => readTraceFile(path.join(dir, 'broken.txt.bz2')), /broken\.txt\.bz2: could not decompress with the bzip2 command/);
+});
+
+test('32-bit keys and oracleGeneral records are told by the name: NAME.int32, NAME.oracleGeneral(.bin), NAME.int64', (t) => {
+  const dir = tempDir(t);
+  // cache2k's keys are signed (the type in the top bits), CloudPhysics' unsigned: the same 4 bytes, the same key.
+  writeFileSync(path.join(dir, 'orm.int32.gz'), zlib.gzipSync(int32Keys([-268435455, 7, -268435455, 2 ** 31 - 1, 7, 0])));
+  // Records of size 0 are no request (libCacheSim skips them); ids are 64-bit, and equal low halves are not the same id.
+  writeFileSync(path.join(dir, 'io.oracleGeneral.bin'), oracleGeneralRecords([[1, 42, 512], [1, 2n ** 40n + 42n, 512], [2, 9, 0], [2, 42, 4096], [3, 9, 512]]));
+  writeFileSync(path.join(dir, 'io.oracleGeneral.gz'), zlib.gzipSync(oracleGeneralRecords([[1, 3, 1], [2, 3, 1]])));
+  // Named int64, bytes that are also text are still keys: "abcdefgh" twice.
+  writeFileSync(path.join(dir, 'ascii.int64'), 'abcdefghabcdefgh');
+  writeFileSync(path.join(dir, 'lirs.trace'), '0\n1\n*\n0\n*\n');
+  assert.deepEqual(
+    readTraceDirectory(dir).map(({ name, format, trace, objects }) => ({ name, format, trace: [...trace], objects })),
+    [
+      { name: 'ascii.int64', format: 'int64', trace: [0, 0], objects: 1 },
+      { name: 'io.oracleGeneral.bin', format: 'oracleGeneral', trace: [0, 1, 0, 2], objects: 3 },
+      { name: 'io.oracleGeneral', format: 'oracleGeneral', trace: [0, 0], objects: 1 },
+      { name: 'lirs.trace', format: 'text', trace: [0, 1, 0], objects: 2 },
+      { name: 'orm.int32', format: 'int32', trace: [0, 1, 0, 2, 1, 3], objects: 4 },
+    ],
+  );
+  // Unnamed, an even number of 32-bit keys reads as 64-bit keys: the reason for the name.
+  writeFileSync(path.join(dir, 'unnamed'), int32Keys([1, 2, 1, 2]));
+  assert.equal(readTraceFile(path.join(dir, 'unnamed')).format, 'int64');
+  writeFileSync(path.join(dir, 'short.int32'), Buffer.alloc(6));
+  assert.throws(() => readTraceFile(path.join(dir, 'short.int32')), /short\.int32: named as int32, but 6 bytes are not a whole number of 32-bit keys of 4 bytes \(2 bytes over\)/);
+  writeFileSync(path.join(dir, 'short.oracleGeneral'), Buffer.alloc(40));
+  assert.throws(() => readTraceFile(path.join(dir, 'short.oracleGeneral')), /short\.oracleGeneral: named as oracleGeneral, but 40 bytes are not a whole number of libCacheSim's oracleGeneral records of 24 bytes \(16 bytes over\)/);
+  writeFileSync(path.join(dir, 'empty.oracleGeneral'), oracleGeneralRecords([[1, 5, 0]]));
+  assert.throws(() => readTraceFile(path.join(dir, 'empty.oracleGeneral')), /empty\.oracleGeneral: no requests/);
 });
 
 test('the references: an exact LRU, and S3-FIFO whose small FIFO loses keys read twice a few requests apart', () => {

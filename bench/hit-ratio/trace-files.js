@@ -1,25 +1,50 @@
 // Recorded cache traces from a directory, for the hit-ratio benchmark's
 // real-trace mode. Each file is one trace, compressed or not (.gz by
-// node:zlib, .xz by the xz command, .zst by node:zlib where this Node has
-// zstd), in one of three formats:
+// node:zlib, .xz by the xz command, .bz2 by the bzip2 command, .zst by
+// node:zlib where this Node has zstd), in one of five formats:
 //
-//   text    one object id per line (libCacheSim's plain traces);
+//   text    one object id per line (libCacheSim's plain traces, the LIRS
+//           paper's traces); a line "*" (a LIRS trace's breakpoint) is no
+//           request;
 //   arc     lines "start_block n_blocks ignore request_no", each n_blocks
 //           page requests from start_block on (the ARC paper's .lis files,
 //           counted as the paper counts them);
 //   int64   big-endian 64-bit keys, 8 bytes each, no separator (Caffeine's
-//           simulator's binary traces, such as Corda's).
+//           simulator's binary traces, such as Corda's and Scarab's);
+//   int32   big-endian 32-bit keys, 4 bytes each, no separator (the cache2k
+//           traces and LIRS2's CloudPhysics ones in Caffeine's simulator);
+//   oracleGeneral  libCacheSim's binary records of 24 bytes, little-endian:
+//           uint32 time, uint64 object id, uint32 object size, int64 the
+//           request number of the object's next request, unused here; the
+//           key is the object id, and a record of size 0 is no request, as
+//           libCacheSim skips it by default.
 //
-// The format is the file's name with its compression suffix removed: a
-// name ending in .lis is arc; otherwise bytes that are all printable text
-// with line breaks are text, and anything else whose length is a multiple
-// of 8 is int64. Keys become dense ids (0, 1, 2...) in order of first
+// The format is told by the file's name with its compression suffix
+// removed, then by its content: a name ending in .lis is arc, one ending in
+// .oracleGeneral or .oracleGeneral.bin (libCacheSim's names) is
+// oracleGeneral, one ending in .int32 is int32 and one ending in .int64 is
+// int64; otherwise bytes that are all printable text with line breaks are
+// text, and anything else whose length is a multiple of 8 is int64. The
+// binary formats cannot be told apart by their bytes (a file of an even
+// number of 32-bit keys, or of 24-byte records, is also a whole number of
+// 64-bit keys), so a 32-bit or oracleGeneral trace must be named so: the
+// upstream cache2k and CloudPhysics files (*.trace.xz) are renamed
+// NAME.int32.xz. Keys become dense ids (0, 1, 2...) in order of first
 // request, so a trace is a Uint32Array like the generated ones.
 
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+
+/** The bytes that `command -dc` (xz, bzip2) writes for `bytes`; `install` is the package that has it. */
+function decompressWith(command, install, bytes, file) {
+  try {
+    return execFileSync(command, ['-dc'], { input: bytes, maxBuffer: 2 ** 31 - 1 });
+  } catch (error) {
+    throw new Error(`${file}: could not decompress with the ${command} command (${error.code === 'ENOENT' ? `${command} is not installed: apt-get install ${install}` : error.message})`, { cause: error });
+  }
+}
 
 /** The decompressors by suffix: what a file ending so is turned into bytes with. */
 const DECOMPRESSORS = {
@@ -28,13 +53,8 @@ const DECOMPRESSORS = {
     if (typeof zlib.zstdDecompressSync !== 'function') throw new Error(`${file}: this Node has no zstd in node:zlib; recompress the trace with gzip or xz`);
     return zlib.zstdDecompressSync(bytes);
   },
-  '.xz': (bytes, file) => {
-    try {
-      return execFileSync('xz', ['-dc'], { input: bytes, maxBuffer: 2 ** 31 - 1 });
-    } catch (error) {
-      throw new Error(`${file}: could not decompress with the xz command (${error.code === 'ENOENT' ? 'xz is not installed: apt-get install xz-utils' : error.message})`, { cause: error });
-    }
-  },
+  '.xz': (bytes, file) => decompressWith('xz', 'xz-utils', bytes, file),
+  '.bz2': (bytes, file) => decompressWith('bzip2', 'bzip2', bytes, file),
 };
 
 /** The file's bytes, decompressed, and its name without the compression suffix. */
@@ -56,12 +76,24 @@ function looksLikeText(bytes) {
   return bytes.length > 0;
 }
 
-/** The format of a trace (see the top): 'arc', 'text' or 'int64'. */
+/** The formats told by the name's ending (see the top), and the size of their records in bytes. */
+const NAMED_FORMATS = [
+  { suffix: /\.oracleGeneral(\.bin)?$/, format: 'oracleGeneral', record: 24, what: "libCacheSim's oracleGeneral records of 24 bytes" },
+  { suffix: /\.int32$/, format: 'int32', record: 4, what: '32-bit keys of 4 bytes' },
+  { suffix: /\.int64$/, format: 'int64', record: 8, what: '64-bit keys of 8 bytes' },
+];
+
+/** The format of a trace (see the top): 'arc', 'oracleGeneral', 'int32', 'int64' or 'text'. */
 export function traceFormat(name, bytes) {
   if (name.endsWith('.lis')) return 'arc';
+  const named = NAMED_FORMATS.find(({ suffix }) => suffix.test(name));
+  if (named !== undefined) {
+    if (bytes.length % named.record !== 0) throw new Error(`${name}: named as ${named.format}, but ${bytes.length} bytes are not a whole number of ${named.what} (${bytes.length % named.record} bytes over)`);
+    return named.format;
+  }
   if (looksLikeText(bytes)) return 'text';
   if (bytes.length % 8 === 0 && bytes.length > 0) return 'int64';
-  throw new Error(`${name}: neither text lines, an ARC .lis file, nor 64-bit keys (${bytes.length} bytes, not a multiple of 8)`);
+  throw new Error(`${name}: neither text lines, an ARC .lis file, nor 64-bit keys (${bytes.length} bytes, not a multiple of 8); a trace of 32-bit keys must be named NAME.int32, a libCacheSim one NAME.oracleGeneral`);
 }
 
 /** Dense ids for keys, in order of first request. */
@@ -82,7 +114,7 @@ function textTrace(bytes) {
   const requests = [];
   for (const line of bytes.toString('latin1').split('\n')) {
     const key = line.trim();
-    if (key !== '') requests.push(keys.id(key));
+    if (key !== '' && key !== '*') requests.push(keys.id(key));
   }
   return { trace: Uint32Array.from(requests), objects: keys.ids.size };
 }
@@ -108,11 +140,30 @@ function int64Trace(bytes) {
   return { trace, objects: keys.ids.size };
 }
 
+function int32Trace(bytes) {
+  const keys = new KeyIds();
+  const trace = new Uint32Array(bytes.length / 4);
+  for (let i = 0; i < trace.length; i++) trace[i] = keys.id(bytes.readInt32BE(i * 4));
+  return { trace, objects: keys.ids.size };
+}
+
+function oracleGeneralTrace(bytes) {
+  const keys = new KeyIds();
+  const requests = [];
+  for (let offset = 0; offset < bytes.length; offset += 24) {
+    if (bytes.readUInt32LE(offset + 12) !== 0) requests.push(keys.id(bytes.readBigUInt64LE(offset + 4)));
+  }
+  return { trace: Uint32Array.from(requests), objects: keys.ids.size };
+}
+
+/** The reader of each format: (bytes, name) to { trace, objects }. */
+const READERS = { arc: arcTrace, text: textTrace, int64: int64Trace, int32: int32Trace, oracleGeneral: oracleGeneralTrace };
+
 /** One trace file: { name, format, trace (Uint32Array of dense ids), objects (distinct keys) }. */
 export function readTraceFile(file) {
   const { bytes, name } = readTraceBytes(file);
   const format = traceFormat(name, bytes);
-  const parsed = format === 'arc' ? arcTrace(bytes, name) : format === 'text' ? textTrace(bytes) : int64Trace(bytes);
+  const parsed = READERS[format](bytes, name);
   if (parsed.trace.length === 0) throw new Error(`${file}: no requests`);
   return { name, format, ...parsed };
 }
