@@ -16,6 +16,7 @@ import test from 'node:test';
 import { CHECKSUM_BYTES, HAS_TTL, keyWord, RECORD_HEADER_BYTES, recordSize, TTL_BYTES, VALUE_RAW } from '../lib/arena/entries/record.js';
 import { M_MOVE_FROM } from '../lib/arena/common/shard-meta.js';
 import { FoundEntry } from '../lib/arena/entries/record-stamp.js';
+import { SHARE_MAX, SHARE_MIN } from '../lib/arena/entries/ghost-table.js';
 import { nativeAvailable } from '../lib/native/addon.js';
 import { seededRandom, STRESS, testSeed } from './helpers/seeded-random.js';
 import { MiB } from './helpers/units.js';
@@ -35,14 +36,26 @@ function keyAt(memory, shard, offset) {
   return Buffer.from(memory.subarray(keyStart, keyStart + keyLength)).toString();
 }
 
-// In memory with both policies, and a file-backed cache, whose records carry checksums.
-for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true]]) {
-  const what = file ? `${policy}, file-backed with record checksums` : policy;
+/** Value sizes (above 16 bytes) of the fill and of the mutations: large ones make memory bind, small ones `max`. */
+const LARGE_VALUES = { fill: 16000, op: 24000 };
+const SMALL_VALUES = { fill: 200, op: 300 };
+
+// In memory with both policies; a file-backed cache, whose records carry
+// checksums; and hybrid bound by `max`, where it adapts its small ring
+// (ghost-table.js) and every write to its ghosts and state is a crash point.
+const CASES = [
+  { policy: 'hybrid', file: false, values: LARGE_VALUES },
+  { policy: 'lru', file: false, values: LARGE_VALUES },
+  { policy: 'hybrid', file: true, values: LARGE_VALUES },
+  { policy: 'hybrid', file: false, values: SMALL_VALUES, max: 60 },
+];
+for (const { policy, file, values, max } of CASES) {
+  const what = `${policy}${file ? ', file-backed with record checksums' : ''}${max ? `, max ${max} (the adaptive small ring)` : ''}`;
   test(`${what}: a writer dying after any write of a set, replacement, delete, eviction or clear costs only that write`, { timeout: 600_000, skip: file && !nativeAvailable && 'native addon unavailable' }, (t) => {
     const seed = testSeed();
     const random = seededRandom(seed);
     // Small: rings wrap, records are relocated and promoted, entries evicted.
-    const { cache, shard, keys, memory } = crashPointCache(t, file, { memoryBytes: MiB, policy });
+    const { cache, shard, keys, memory } = crashPointCache(t, file, { memoryBytes: MiB, policy, ...(max ? { max } : {}) });
     const universe = Array.from({ length: KEYS }, (_, i) => `k${i}`);
     const contents = () => new Map(universe.flatMap((key) => {
       const value = cache.get(key);
@@ -65,7 +78,14 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
       },
     };
     // Full from the start: evictions, wrapped rings, and (hybrid) a small ring in use.
-    for (const key of universe) cache.set(key, Buffer.alloc(16 + random.int(16000), 1));
+    for (const key of universe) cache.set(key, Buffer.alloc(16 + random.int(values.fill), 1));
+    // With max, read-through traffic first: the share has moved, and both rings have ghosts.
+    if (max) {
+      for (let i = 0; i < 3000; i++) {
+        const key = universe[random.int(KEYS)];
+        if (cache.get(key) === undefined) cache.set(key, Buffer.alloc(16 + random.int(200), 1));
+      }
+    }
     let tried = 0;
     for (let op = 0; op < OPS; op++) {
       const key = universe[random.int(KEYS)];
@@ -73,7 +93,7 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
       // One clear halfway at least: its crash points are the ones a half-done clear would show.
       const kind = op === OPS >> 1 || roll > 0.97 ? 'clear' : roll < 0.75 ? 'set' : 'delete';
       // Same sizes now and then: rewrites in place.
-      const value = Buffer.alloc(random() < 0.3 ? 200 : 16 + random.int(24000), op);
+      const value = Buffer.alloc(random() < 0.3 ? 200 : 16 + random.int(values.op), op);
       const before = contents();
       const snapshot = memory.slice();
       const log = [];
@@ -94,6 +114,11 @@ for (const [policy, file] of [['hybrid', false], ['lru', false], ['hybrid', true
         tried++;
         const at = `${where}, died after write ${k}`;
         assert.deepEqual(cache.verify(), { ok: true, problems: [] }, at);
+        if (max) {
+          const share = shard.ghosts.share;
+          assert.ok(share >= SHARE_MIN && share <= SHARE_MAX, `${at}: share ${share} after the rebuild`);
+          assert.ok(shard.count <= max, `${at}: ${shard.count} entries`);
+        }
         const now = contents();
         if (kind === 'clear') {
           // Wholly done, or not at all.

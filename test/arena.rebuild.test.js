@@ -156,7 +156,8 @@ test('randomized: writes of every kind, then the bookkeeping scrambled as a dead
     for (let i = 0; i < 30; i++) shard.table[2 * random.int(shard.slots)] = 0;
     shard.meta[M_COUNT] += random.int(5) - 2;
     shard.meta[M_LIVE_BYTES] += random.int(100);
-    shard.ghosts.fill(0xdeadbeef);
+    shard.ghosts.slots.fill(0xdeadbeef);
+    shard.ghosts.state.fill(0xdeadbeef);
     recover(arena, shard);
     assert.equal(cache.size, model.size, `SEED=${seed} round ${round}`);
     for (const [key, value] of model) assert.equal(cache.get(key), value, `SEED=${seed} round ${round} ${key}`);

@@ -33,9 +33,14 @@ function work(cache) {
   cache.delete('c');
 }
 
+/** The stats() fields that are fractions, not counts. */
+const FRACTIONS = new Set(['hitRatio', 'smallShare']);
+
 function assertCounts(stats, expected) {
   for (const [name, value] of Object.entries(stats)) {
-    if (typeof value === 'number' && name !== 'hitRatio') assert.ok(Number.isSafeInteger(value) && value >= 0, `${name} is ${value}`);
+    if (typeof value !== 'number') continue;
+    if (FRACTIONS.has(name)) assert.ok(value >= 0 && value <= 1, `${name} is ${value}`);
+    else assert.ok(Number.isSafeInteger(value) && value >= 0, `${name} is ${value}`);
   }
   for (const [name, value] of Object.entries(expected)) assert.equal(stats[name], value, name);
 }

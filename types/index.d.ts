@@ -427,6 +427,8 @@ export interface SharedCacheStats extends InvalidationStats {
   entries: number;
   /** Entries in the hybrid policy's small ring. */
   smallEntries: number;
+  /** hybrid: the share of the entries (0.01 to 0.98, mean over shards) its small ring keeps once full, adapted to the workload when the cache has `max` (else 0.1); 0 for the other policies. */
+  smallShare: number;
   liveBytes: number;
   usedBytes: number;
   dataBytes: number;

@@ -15,12 +15,12 @@ function invalidationStats(outbox) {
 /**
  * The stats() object.
  * @param {object} header the arena header (policy, sizes, limits)
- * @param {{ totals: object, entries: number, liveBytes: number, usedBytes: number, smallEntries: number }} arenaStats arena.stats()
+ * @param {{ totals: object, entries: number, liveBytes: number, usedBytes: number, smallEntries: number, smallShare: number }} arenaStats arena.stats()
  * @param {import('./outbox.js').Outbox | null} outbox this instance's outbox, null without one
  * @param {object | null} lastOpen how the file's last creating or recovering open went (restart.js lastOpen()), null in memory
  */
 export function cacheStats(header, arenaStats, outbox, lastOpen = null) {
-  const { totals, entries, liveBytes, usedBytes, smallEntries } = arenaStats;
+  const { totals, entries, liveBytes, usedBytes, smallEntries, smallShare } = arenaStats;
   const gets = totals.hits + totals.nearHits + totals.misses;
   return {
     policy: header.policyName,
@@ -42,6 +42,7 @@ export function cacheStats(header, arenaStats, outbox, lastOpen = null) {
     sweptEntries: totals.sweptEntries,
     entries,
     smallEntries,
+    smallShare,
     liveBytes,
     usedBytes,
     dataBytes: header.regionBytes * header.shardCount,

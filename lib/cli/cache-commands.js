@@ -202,7 +202,7 @@ function statsText(file, stats) {
   for (const [name, value] of Object.entries(stats)) {
     if (PROCESS_COUNTERS.test(name)) continue;
     let shown = String(value);
-    if (name === 'hitRatio') shown = `${(value * 100).toFixed(1)}%`;
+    if (name === 'hitRatio' || name === 'smallShare') shown = `${(value * 100).toFixed(1)}%`;
     else if (name === 'lastOpen') shown = value === null ? 'not recorded' : lastOpenText(value);
     else if (name.endsWith('Bytes') && value >= 1024) shown = `${value} (${formatBytes(value)})`;
     rows.push([name, shown]);

@@ -27,7 +27,9 @@ export function crashPointCache(t, file, options) {
 }
 
 /** The shard's memory, as Shard fields: every write to them is recorded. */
-const FIELDS = ['u32', 'u8', 'f64', 'bytes', 'table', 'meta', 'meta64', 'groupWrites', 'ghosts', 'counts'];
+const FIELDS = ['u32', 'u8', 'f64', 'bytes', 'table', 'meta', 'meta64', 'groupWrites', 'counts'];
+/** The hybrid policy's ghost tables and state (entries/ghost-table.js): fields of shard.ghosts, logged under these names. */
+const GHOST_FIELDS = { ghostState: 'state', ghostSlots: 'slots' };
 /** Bulk writes are recorded as the runs of 8 bytes (or single elements) a copy writes one after another. */
 const CHUNK = 8;
 
@@ -66,11 +68,16 @@ function bulkRuns(array, method, args) {
 /** Records `shard`'s writes into `log` until the returned function is called. */
 export function recordWrites(shard, log) {
   const originals = {};
-  for (const name of FIELDS) {
-    const target = shard[name];
+  const fields = [...FIELDS.map((name) => [shard, name, name]), ...Object.entries(GHOST_FIELDS).map(([name, field]) => [shard.ghosts, field, name])];
+  const restore = [];
+  for (const [holder, field, name] of fields) {
+    const target = holder[field];
     if (target === null) continue;
     originals[name] = target;
-    shard[name] = new Proxy(target, {
+    restore.push(() => {
+      holder[field] = target;
+    });
+    holder[field] = new Proxy(target, {
       set(array, property, value) {
         array[property] = value;
         // Read back: the store as the typed array converted it.
@@ -95,7 +102,7 @@ export function recordWrites(shard, log) {
     this.table[2 * slot + 1] = ((this.table[2 * slot + 1] & TAG_MASK) | frequency) >>> 0;
   };
   return () => {
-    Object.assign(shard, originals);
+    for (const undo of restore) undo();
     delete shard.touchAt;
     delete shard.setFrequency;
     return originals;

@@ -317,6 +317,7 @@ expectType<number>(
     stats.sweptEntries +
     stats.entries +
     stats.smallEntries +
+    stats.smallShare +
     stats.liveBytes +
     stats.usedBytes +
     stats.dataBytes +

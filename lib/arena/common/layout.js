@@ -74,6 +74,8 @@ export const FLIGHT_SLOT_BYTES = 64;
 /** The error a failed loader leaves for the waiters of other threads. */
 export const FLIGHT_ERROR_BYTES = 512;
 export const GHOST_SLOT_BYTES = 4;
+/** Words at the start of a shard's ghost area that hold the hybrid policy's state (entries/ghost-table.js). */
+export const GHOST_STATE_WORDS = 4;
 /** hybrid: the small ring's share of a shard's data region. */
 const SMALL_RING_FRACTION = 0.1;
 export const DICTIONARY_SLOT_BYTES = 8;
@@ -292,27 +294,39 @@ export function planLayout({ memoryBytes, shards, max, maxKeyBytes, policy }) {
     max > 0 ? Math.ceil(fairShare + 4 * Math.sqrt(fairShare) + 8) : Math.ceil(memoryBytes / shardCount / ASSUMED_ENTRY_BYTES);
   const slotsPerShard = Math.max(8, Math.ceil(entriesPerShard / MAX_LOAD) + 1);
   const maxEntriesPerShard = max > 0 ? entriesPerShard : Math.floor(slotsPerShard * MAX_LOAD);
-  // hybrid remembers about as many evicted keys as the shard holds.
-  const ghostSlotsPerShard = policy === POLICY_HYBRID ? maxEntriesPerShard : 0;
-  const tableBytes = shardCount * (slotsPerShard * DICTIONARY_SLOT_BYTES + ghostSlotsPerShard * GHOST_SLOT_BYTES);
-  if (tableBytes > memoryBytes / 2) {
-    throw new RangeError(
-      `options.max (${max}) needs a dictionary of ${tableBytes} bytes, more than half of options.memoryBytes (${memoryBytes}); lower max or raise memoryBytes`,
-    );
+  // hybrid remembers about as many evicted keys as the shard holds, after
+  // its state words; with `max`, where it adapts its small ring, of each of
+  // its two rings (see entries/ghost-table.js). Where that area would not
+  // fit (the limits below), smaller ones down to the size the ghost table
+  // had before the two tables (one slot an entry), which GhostTable splits
+  // into two smaller tables: every configuration that planned before plans.
+  const ghostSizes =
+    policy !== POLICY_HYBRID ? [0] : max > 0 ? [GHOST_STATE_WORDS + 2 * maxEntriesPerShard, GHOST_STATE_WORDS + maxEntriesPerShard, maxEntriesPerShard] : [GHOST_STATE_WORDS + maxEntriesPerShard, maxEntriesPerShard];
+  let failure = null;
+  for (const ghostSlotsPerShard of ghostSizes) {
+    const tableBytes = shardCount * (slotsPerShard * DICTIONARY_SLOT_BYTES + ghostSlotsPerShard * GHOST_SLOT_BYTES);
+    if (tableBytes > memoryBytes / 2) {
+      failure = new RangeError(
+        `options.max (${max}) needs a dictionary of ${tableBytes} bytes, more than half of options.memoryBytes (${memoryBytes}); lower max or raise memoryBytes`,
+      );
+      continue;
+    }
+    const layout = computeLayout({ memoryBytes, policy, shardCount, slotsPerShard, maxEntriesPerShard, ghostSlotsPerShard, threadSlots, flightSlots, maxKeyBytes });
+    if (layout.regionBytes < MIN_REGION_BYTES) {
+      failure = new RangeError(
+        `options.shards (${shardCount}) leaves each shard ${layout.regionBytes} bytes of data, less than ${MIN_REGION_BYTES}; ` +
+          'use fewer shards or raise options.memoryBytes',
+      );
+      continue;
+    }
+    if (layout.regionBytes > MAX_REGION_BYTES) {
+      throw new RangeError(
+        `options.shards (${shardCount}) gives each shard ${layout.regionBytes} bytes of data, more than ${MAX_REGION_BYTES}; use more shards`,
+      );
+    }
+    return layout;
   }
-  const layout = computeLayout({ memoryBytes, policy, shardCount, slotsPerShard, maxEntriesPerShard, ghostSlotsPerShard, threadSlots, flightSlots, maxKeyBytes });
-  if (layout.regionBytes < MIN_REGION_BYTES) {
-    throw new RangeError(
-      `options.shards (${shardCount}) leaves each shard ${layout.regionBytes} bytes of data, less than ${MIN_REGION_BYTES}; ` +
-        'use fewer shards or raise options.memoryBytes',
-    );
-  }
-  if (layout.regionBytes > MAX_REGION_BYTES) {
-    throw new RangeError(
-      `options.shards (${shardCount}) gives each shard ${layout.regionBytes} bytes of data, more than ${MAX_REGION_BYTES}; use more shards`,
-    );
-  }
-  return layout;
+  throw failure;
 }
 
 /**

@@ -799,13 +799,15 @@ export function shardSizes(shards) {
   let liveBytes = 0;
   let usedBytes = 0;
   let smallEntries = 0;
+  let smallShare = 0;
   for (const shard of shards) {
     entries += shard.meta[M_COUNT];
     liveBytes += shard.meta[M_LIVE_BYTES];
     usedBytes += shard.main.used + shard.small.used;
     smallEntries += shard.small.count;
+    smallShare += shard.ghosts.shareOfEntries;
   }
-  return { entries, liveBytes, usedBytes, smallEntries };
+  return { entries, liveBytes, usedBytes, smallEntries, smallShare: smallShare / shards.length };
 }
 
 /**

@@ -20,12 +20,22 @@
 //           (4-bit frequency counts); every eviction also halves the counts
 //           of two entries in turn (aging), so an old burst of reads fades
 //           instead of pinning its entries forever. The ring is compacted.
-//   hybrid  S3-FIFO: new entries enter a small ring (10% of the memory); an
-//           entry read there moves to the main ring, others leave and are
-//           remembered in a ghost table of hashes, so that a key that comes
-//           back soon enters the main ring directly. The main ring is a CLOCK
-//           with a 2-bit frequency. One-hit wonders and scans pass through the
-//           small ring without pushing out the entries that are read often.
+//   hybrid  S3-FIFO that sizes itself: new entries enter a small ring (10%
+//           of the memory); an entry read there moves to the main ring,
+//           others leave and are remembered as ghosts, so that a key that
+//           comes back soon enters the main ring directly. The main ring is a
+//           CLOCK with a 2-bit frequency, whose evictions are remembered too.
+//           One-hit wonders and scans pass through the small ring without
+//           pushing out the entries that are read often. How many entries
+//           the small ring keeps (1% to 98% of the shard's, 10% to start)
+//           follows the ghosts: a key back soon after the small ring evicted
+//           it raises the share, one back soon after the main ring did
+//           lowers it (ghost-table.js). So keys read twice a little apart
+//           (which a 10% small ring evicts before their second read, where
+//           S3-FIFO is far below LRU) and loops larger than the small ring
+//           grow it, and skewed popularity shrinks it. It adapts in caches
+//           with `max`: without, memory binds, and the small ring's memory
+//           (10%) bounds it anyway.
 //   ttl     Evicts the entry closest to its expiry among a random sample of
 //           16 entries (entries without a ttl last, oldest first), and
 //           compacts the ring.
@@ -41,6 +51,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { EXPIRY_F64, HAS_TTL, TYPE_LIVE, TYPE_MASK } from './record.js';
 import { COMPACTION_LIVE_FRACTION, RING_SMALL } from './ring.js';
+import { GHOST_MAIN, GHOST_NONE, GHOST_RECENT, GHOST_SMALL, SHARE_ONE } from './ghost-table.js';
 import { M_AGING_CURSOR, M_SEQ } from '../common/shard-meta.js';
 import { STAT } from '../common/thread-stats.js';
 
@@ -50,6 +61,8 @@ export const FREQUENCY_MASK = 15;
 export const TAG_MASK = ~FREQUENCY_MASK;
 /** Entries the lfu and ttl policies sample per eviction. */
 const SAMPLES = 16;
+/** hybrid: while the cache fills, the small ring takes new entries up to 1/FILLING_SMALL_SHARE of the entries (see S3FifoPolicy#place). */
+const FILLING_SMALL_SHARE = 4;
 /** lfu: evictions per aged slot. */
 const AGING_EVICTIONS = 4;
 
@@ -186,20 +199,38 @@ class ClockPolicy extends EvictionPolicy {
   }
 }
 
-/** hybrid: S3-FIFO (small ring, main ring, ghost table). */
+/**
+ * hybrid: S3-FIFO (small ring, main ring, ghosts) whose small ring's share
+ * of the entries adapts to the workload (see ghost-table.js).
+ */
 class S3FifoPolicy extends EvictionPolicy {
   constructor(shard) {
     super(shard);
     this.maxFrequency = 3;
+    /** The shard's entry capacity (fixed by the layout). */
+    this.capacity = shard.entryCapacity();
+    /** While the cache fills, the small ring takes new entries up to this many. */
+    this.fillingLimit = this.capacity / FILLING_SMALL_SHARE;
+  }
+
+  /** Entries the small ring keeps once the cache is full: its share of the shard's capacity, at least 1. */
+  smallTarget() {
+    return Math.max(1, Math.floor((this.capacity * this.shard.ghosts.share) / SHARE_ONE));
   }
 
   /**
-   * New entries go to the small ring while it has room (by bytes, and by
-   * count: a tenth of the shard's entries); when it is full but the cache is
-   * not, straight to the main ring (as libCacheSim's S3-FIFO does), so that a
-   * cache that is filling up uses all its memory and nothing is evicted
-   * before it is full. A key evicted from the small ring not long ago (in the
-   * ghost table) has proven itself and goes to the main ring; so do records
+   * New entries go to the small ring while it holds less than its share and
+   * its memory has room. While the cache fills (the insert did not have to
+   * evict for the entry bound), up to a quarter of the entries: the first
+   * evictions then sort a larger sample (read entries to the main ring,
+   * others to the ghosts), while the rest fills the main ring, which keeps
+   * part of a loop larger than the cache (see docs/how-it-works.md). When
+   * the small ring takes no more and the cache is still filling, straight
+   * to the main ring (as libCacheSim's S3-FIFO does), so that a cache that
+   * is filling up uses all its memory and nothing is evicted before it is
+   * full. A key
+   * evicted not long ago (a ghost) has proven itself and goes to the main
+   * ring, and moves the small ring's share (see ghost-table.js); so do records
    * too large for the small ring, and new versions of main-ring entries.
    */
   place(size, hash, cacheFull, previous) {
@@ -207,12 +238,33 @@ class S3FifoPolicy extends EvictionPolicy {
     const small = shard.small;
     const main = shard.main;
     if (previous === main || size > small.size / 4) return main;
-    if (previous === null && shard.takeGhost(hash)) return main;
-    if (small.hasRoom(size) && small.count * 10 < shard.entryCapacity()) return small;
+    if (previous === null && this.admittedByGhost(hash)) return main;
+    if (small.hasRoom(size) && (small.count < this.smallTarget() || (!cacheFull && small.count < this.fillingLimit))) return small;
     // The cache is full once the main ring cannot take the record without
     // evicting: from then on new entries go through the small ring.
     if (!cacheFull && main.liveRecordBytes + size <= main.size) return main;
     return small;
+  }
+
+  /**
+   * Whether the key of `hash` left the small ring lately and goes to the
+   * main ring (its ghost is consumed). A recent ghost moves the small ring's
+   * share by one entry: up if it left the small ring, down if the main one.
+   * A key the main ring evicted enters the small ring again, as a new key
+   * does: sent back to the main ring, keys of a loop larger than the cache
+   * would push each other out of it in turn.
+   */
+  admittedByGhost(hash) {
+    const shard = this.shard;
+    const capacity = Math.max(shard.count, 1);
+    const ghost = shard.ghosts.take(hash, capacity);
+    if (ghost === GHOST_NONE) return false;
+    // Only an adaptive table reports recent ghosts.
+    if (ghost >= GHOST_RECENT) {
+      const step = Math.max(1, Math.round(SHARE_ONE / capacity));
+      shard.ghosts.moveShare(ghost === GHOST_SMALL + GHOST_RECENT ? step : -step);
+    }
+    return (ghost & GHOST_MAIN) === 0;
   }
 
   atTail(ring, slot, size, hash, need) {
@@ -225,23 +277,29 @@ class S3FifoPolicy extends EvictionPolicy {
       } else if (this.compactable(ring, need)) {
         this.recycle(ring, slot, size);
       } else {
-        shard.putGhost(hash);
+        shard.ghosts.put(hash, GHOST_SMALL);
         this.evictTail(ring, slot, size, shard.evictionCause);
       }
       return;
     }
     const frequency = shard.frequency(slot);
-    if (shard.relocationBudget > 0 && frequency > 0) this.secondChance(ring, slot, size, frequency - 1);
-    else super.atTail(ring, slot, size, hash, need);
+    if (shard.relocationBudget > 0 && frequency > 0) {
+      this.secondChance(ring, slot, size, frequency - 1);
+    } else if (this.compactable(ring, need)) {
+      this.recycle(ring, slot, size);
+    } else {
+      shard.ghosts.put(hash, GHOST_MAIN);
+      this.evictTail(ring, slot, size, shard.evictionCause);
+    }
   }
 
   evictForCount() {
     const shard = this.shard;
     const before = shard.count;
+    const target = this.smallTarget();
     while (shard.count === before) {
       const small = shard.small;
-      // The small ring keeps about a tenth of the entries.
-      const fromSmall = small.count > 0 && (small.count * 10 >= before || shard.main.count === 0);
+      const fromSmall = small.count > 0 && (small.count >= target || shard.main.count === 0);
       const ring = fromSmall ? small : shard.main;
       if (ring.used === 0) return;
       this.reclaim(ring, ring.size);

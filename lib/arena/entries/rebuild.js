@@ -47,7 +47,8 @@
 // (size, key hash, stamp, checksum), keeps the newest live record of each
 // key and marks the rest dead, and derives everything else from what it
 // kept: the dictionary (frequencies start again at 0), ring and shard
-// counts, the ghost table (emptied). A ring it keeps nothing of (cut at its
+// counts, the ghost tables (emptied; the adaptive share they keep stays,
+// within its bounds). A ring it keeps nothing of (cut at its
 // first record, say) starts again empty at its base, where the next record
 // goes. Every slot group's write count advances, so near caches check their
 // entries again (entries whose record survived still hold). The shard's
@@ -275,7 +276,7 @@ export function rebuildShard(shard) {
   kept.sort();
   if (smallWalked < 0 || kept.length >= shard.slots) return shard.resetLosingAll();
   shard.table.fill(0);
-  shard.ghosts.fill(0);
+  shard.ghosts.clear();
   const rings = [shard.main, shard.small];
   const ringCounts = [0, 0];
   const ringLive = [0, 0];

@@ -46,6 +46,7 @@ import {
 } from './record.js';
 import { GHOST_SLOT_BYTES, H32_SHARD_COUNTS, PUBLISHED_COUNT_SHARDS, SHARD_META_BYTES, slotGroupsPerShard } from '../common/layout.js';
 import { createPolicy, FREQUENCY_MASK, TAG_MASK } from './policies.js';
+import { GhostTable } from './ghost-table.js';
 import { Ring, RING_MAIN, RING_SMALL } from './ring.js';
 import { M64_WRITE_STAMP, M_AGING_CURSOR, M_COUNT, M_LIVE_BYTES, M_MOVE_FROM, M_RANDOM, M_RESETTING, M_SWEEP_CURSOR, M_TTL_COUNT, M_UNDO_AT } from '../common/shard-meta.js';
 import { rebuildShard } from './rebuild.js';
@@ -94,8 +95,8 @@ export class Shard {
     // home(tag) = floor(tag * slots / 2^32): uses the high hash bits, while the
     // low bits chose the shard. Exact in float64 (see homeOf).
     this.homeScale = layout.slotsPerShard / 4294967296;
-    this.ghosts = new Uint32Array(buffer, layout.ghostsOffset + index * layout.ghostSlotsPerShard * GHOST_SLOT_BYTES, layout.ghostSlotsPerShard);
-    this.ghostScale = layout.ghostSlotsPerShard / 4294967296;
+    /** The hybrid policy's ghosts and adaptive share (empty for the other policies). */
+    this.ghosts = new GhostTable(buffer, layout.ghostsOffset + index * layout.ghostSlotsPerShard * GHOST_SLOT_BYTES, layout.ghostSlotsPerShard, layout.maxEntriesPerShard, layout.max > 0);
     // The slot groups' write counts (see slotChanged): one array over every
     // shard's, so that a near-cache entry finds its group's count with one
     // index, its `groupOf(slot)`.
@@ -577,21 +578,6 @@ export class Shard {
     this.removeSlot(slot);
   }
 
-  /** Whether the ghost table remembers `hash` (hybrid); a hit is consumed. */
-  takeGhost(hash) {
-    if (this.ghosts.length === 0) return false;
-    const i = Math.floor((hash >>> 0) * this.ghostScale);
-    if (this.ghosts[i] !== (hash | 1) >>> 0) return false;
-    this.ghosts[i] = 0;
-    return true;
-  }
-
-  /** Remembers an evicted key's hash (hybrid). Direct-mapped: newer ghosts replace older ones. */
-  putGhost(hash) {
-    if (this.ghosts.length === 0) return;
-    this.ghosts[Math.floor((hash >>> 0) * this.ghostScale)] = (hash | 1) >>> 0;
-  }
-
   /** A random dictionary slot (xorshift32 state in the meta line; writers only). */
   randomSlot() {
     let x = this.meta[M_RANDOM] || 0x9e3779b9;
@@ -666,7 +652,7 @@ export class Shard {
     // the rebuild after it finishes (rebuild.js).
     this.meta[M_RESETTING] = 1;
     this.table.fill(0);
-    this.ghosts.fill(0);
+    this.ghosts.clear();
     const meta = this.meta;
     meta[M_COUNT] = 0;
     meta[M_LIVE_BYTES] = 0;
