@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { SharedCache } from '../lib/index.js';
 import { Arena } from '../lib/arena/entries/arena.js';
-import { SHARE_DEFAULT, SHARE_MAX, SHARE_MIN, SHARE_ONE, shareWord } from '../lib/arena/entries/ghost-table.js';
+import { SHARE_DEFAULT, SHARE_HALF, SHARE_MAX, SHARE_MIN, SHARE_ONE, shareWord } from '../lib/arena/entries/ghost-table.js';
 import { lruHitRatio, s3fifoHitRatio } from '../bench/hit-ratio/references.js';
 import { zipfTrace } from '../bench/hit-ratio/traces.js';
 import { arenaPath } from './helpers/arena-files.js';
@@ -87,6 +87,41 @@ test('skewed popularity: hybrid shrinks its small ring and stays at least as goo
   const { smallShare } = cache.stats();
   assert.ok(smallShare < 0.1, `smallShare ${smallShare}`);
   cache.close();
+});
+
+test('a small ring holding most of the cache is a CLOCK: an entry read there gets a second chance in it, not a move to the main ring', () => {
+  for (const [share, promoted] of [
+    [SHARE_HALF + SHARE_ONE * 0.3, false],
+    [SHARE_DEFAULT, true],
+  ]) {
+    const cache = boundCache(60, { shards: 1 });
+    const shard = firstShard(cache);
+    shard.ghosts.state[0] = shareWord(share);
+    for (let i = 0; i < 60; i++) cache.set(`k${i}`, i);
+    for (let i = 0; i < 60; i++) assert.equal(cache.get(`k${i}`), i);
+    const smallBefore = cache.stats().smallEntries;
+    cache.set('new', -1);
+    const { promotions, relocations, entries, smallEntries } = cache.stats();
+    assert.equal(entries, 60);
+    if (promoted) {
+      assert.ok(promotions > 0, `share ${share / SHARE_ONE}: ${promotions} promotions`);
+    } else {
+      assert.equal(promotions, 0, `share ${share / SHARE_ONE}`);
+      assert.ok(relocations >= smallBefore - 1, `${relocations} second chances in the small ring of ${smallBefore}`);
+      assert.equal(smallEntries, smallBefore);
+    }
+    // Every value read stays as it was (one entry left for the new one).
+    let kept = 0;
+    for (let i = 0; i < 60; i++) {
+      const value = cache.get(`k${i}`);
+      if (value !== undefined) {
+        assert.equal(value, i);
+        kept++;
+      }
+    }
+    assert.equal(kept, 59);
+    cache.close();
+  }
 });
 
 test('smallShare: 0.1 in a new hybrid cache, 0 for the other policies', () => {

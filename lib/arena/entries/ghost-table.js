@@ -57,6 +57,8 @@ export const SHARE_ONE = 2 ** 24;
 /** Bounds of the share: at least 1% of the entries are probationary, at most 98%. */
 export const SHARE_MIN = Math.round(SHARE_ONE * 0.01);
 export const SHARE_MAX = Math.round(SHARE_ONE * 0.98);
+/** Above this share, an entry read in the small ring gets a second chance there instead of a move to the main ring (see policies.js). */
+export const SHARE_HALF = SHARE_ONE / 2;
 /** The share of a new table (and of a share word without its mark, see boundedShare): S3-FIFO's 10%. */
 export const SHARE_DEFAULT = Math.round(SHARE_ONE * 0.1);
 

@@ -33,7 +33,10 @@
 //           lowers it (ghost-table.js). So keys read twice a little apart
 //           (which a 10% small ring evicts before their second read, where
 //           S3-FIFO is far below LRU) and loops larger than the small ring
-//           grow it, and skewed popularity shrinks it. It adapts in caches
+//           grow it, and skewed popularity shrinks it. Above a share of a
+//           half, an entry read in the small ring gets a second chance there
+//           (a CLOCK) rather than a move to a main ring of a few entries,
+//           which would evict it before its next read. It adapts in caches
 //           with `max`: without, memory binds, and the small ring's memory
 //           (10%) bounds it anyway.
 //   ttl     Evicts the entry closest to its expiry among a random sample of
@@ -51,7 +54,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { EXPIRY_F64, HAS_TTL, TYPE_LIVE, TYPE_MASK } from './record.js';
 import { COMPACTION_LIVE_FRACTION, RING_SMALL } from './ring.js';
-import { GHOST_MAIN, GHOST_NONE, GHOST_RECENT, GHOST_SMALL, SHARE_ONE } from './ghost-table.js';
+import { GHOST_MAIN, GHOST_NONE, GHOST_RECENT, GHOST_SMALL, SHARE_HALF, SHARE_ONE } from './ghost-table.js';
 import { M_AGING_CURSOR, M_SEQ } from '../common/shard-meta.js';
 import { STAT } from '../common/thread-stats.js';
 
@@ -61,8 +64,8 @@ export const FREQUENCY_MASK = 15;
 export const TAG_MASK = ~FREQUENCY_MASK;
 /** Entries the lfu and ttl policies sample per eviction. */
 const SAMPLES = 16;
-/** hybrid: while the cache fills, the small ring takes new entries up to 1/FILLING_SMALL_SHARE of the entries (see S3FifoPolicy#place). */
-const FILLING_SMALL_SHARE = 4;
+/** hybrid: while the cache fills, the small ring takes new entries up to 1/FILLING_SMALL_SHARE of the entries (see S3FifoPolicy#place): a half. */
+const FILLING_SMALL_SHARE = 2;
 /** lfu: evictions per aged slot. */
 const AGING_EVICTIONS = 4;
 
@@ -221,7 +224,7 @@ class S3FifoPolicy extends EvictionPolicy {
   /**
    * New entries go to the small ring while it holds less than its share and
    * its memory has room. While the cache fills (the insert did not have to
-   * evict for the entry bound), up to a quarter of the entries: the first
+   * evict for the entry bound), up to half of the entries: the first
    * evictions then sort a larger sample (read entries to the main ring,
    * others to the ghosts), while the rest fills the main ring, which keeps
    * part of a loop larger than the cache (see docs/how-it-works.md). When
@@ -271,9 +274,15 @@ class S3FifoPolicy extends EvictionPolicy {
     const shard = this.shard;
     if (ring.index === RING_SMALL) {
       if (shard.frequency(slot) > 0) {
-        shard.setFrequency(slot, 0);
-        ring.moveTailTo(shard.main, size, hash);
-        shard.counters[STAT.promotions]++;
+        // A small ring that holds most of the cache is a CLOCK: a main ring
+        // of a few entries would evict what it promoted before its next read.
+        if (shard.relocationBudget > 0 && shard.ghosts.share > SHARE_HALF) {
+          this.secondChance(ring, slot, size, 0);
+        } else {
+          shard.setFrequency(slot, 0);
+          ring.moveTailTo(shard.main, size, hash);
+          shard.counters[STAT.promotions]++;
+        }
       } else if (this.compactable(ring, need)) {
         this.recycle(ring, slot, size);
       } else {
