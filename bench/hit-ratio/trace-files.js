@@ -133,19 +133,16 @@ function arcTrace(bytes, name) {
   return { trace: Uint32Array.from(requests), objects: keys.ids.size };
 }
 
-function int64Trace(bytes) {
+/** A trace of keys of `width` bytes each, no separator, the key at `offset` read by `read(bytes, offset)`. */
+function fixedWidthTrace(bytes, width, read) {
   const keys = new KeyIds();
-  const trace = new Uint32Array(bytes.length / 8);
-  for (let i = 0; i < trace.length; i++) trace[i] = keys.id(bytes.readBigInt64BE(i * 8));
+  const trace = new Uint32Array(bytes.length / width);
+  for (let i = 0; i < trace.length; i++) trace[i] = keys.id(read(bytes, i * width));
   return { trace, objects: keys.ids.size };
 }
 
-function int32Trace(bytes) {
-  const keys = new KeyIds();
-  const trace = new Uint32Array(bytes.length / 4);
-  for (let i = 0; i < trace.length; i++) trace[i] = keys.id(bytes.readInt32BE(i * 4));
-  return { trace, objects: keys.ids.size };
-}
+const int64Trace = (bytes) => fixedWidthTrace(bytes, 8, (data, offset) => data.readBigInt64BE(offset));
+const int32Trace = (bytes) => fixedWidthTrace(bytes, 4, (data, offset) => data.readInt32BE(offset));
 
 function oracleGeneralTrace(bytes) {
   const keys = new KeyIds();

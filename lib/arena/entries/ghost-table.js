@@ -143,16 +143,15 @@ export class GhostTable {
 
   /** Remembers that `hash`'s key left `ring` (GHOST_SMALL or GHOST_MAIN) by eviction. */
   put(hash, ring) {
-    if (this.half === 0) return;
-    if (!this.adaptive) {
-      // The small ring's table alone, and no times: nothing asks for a ghost's age.
-      if (ring === GHOST_SMALL) this.slots[Math.floor((hash >>> 0) * this.scale)] = (GhostTable.tag(hash) | 1) >>> 0;
-      return;
+    if (this.half === 0 || ring > this.tables) return;
+    // Without adaptation (the small ring's table alone) no time: nothing asks for a ghost's age.
+    let time = 0;
+    if (this.adaptive) {
+      const word = ring === GHOST_MAIN ? S_MAIN_EVICTIONS : S_SMALL_EVICTIONS;
+      const evictions = (this.state[word] + 1) >>> 0;
+      this.state[word] = evictions;
+      time = (evictions >>> this.timeShift) & TIME_MASK;
     }
-    const word = ring === GHOST_MAIN ? S_MAIN_EVICTIONS : S_SMALL_EVICTIONS;
-    const evictions = (this.state[word] + 1) >>> 0;
-    this.state[word] = evictions;
-    const time = (evictions >>> this.timeShift) & TIME_MASK;
     this.slots[this.index(hash, ring)] = (GhostTable.tag(hash) | (time << 1) | 1) >>> 0;
   }
 
@@ -164,18 +163,13 @@ export class GhostTable {
   take(hash, capacity) {
     if (this.half === 0) return GHOST_NONE;
     const tag = GhostTable.tag(hash);
-    if (!this.adaptive) {
-      const i = Math.floor((hash >>> 0) * this.scale);
-      const slot = this.slots[i];
-      if ((slot & 1) === 0 || ((slot ^ tag) & 0xffff0000) !== 0) return GHOST_NONE;
-      this.slots[i] = 0;
-      return GHOST_SMALL;
-    }
-    for (let ring = GHOST_SMALL; ring <= GHOST_MAIN; ring++) {
+    // GHOST_SMALL and GHOST_MAIN are 1 and 2: the rings of the tables there are.
+    for (let ring = GHOST_SMALL; ring <= this.tables; ring++) {
       const i = this.index(hash, ring);
       const slot = this.slots[i];
       if ((slot & 1) === 0 || ((slot ^ tag) & 0xffff0000) !== 0) continue;
       this.slots[i] = 0;
+      if (!this.adaptive) return ring;
       const now = (this.state[ring === GHOST_MAIN ? S_MAIN_EVICTIONS : S_SMALL_EVICTIONS] >>> this.timeShift) & TIME_MASK;
       const age = (now - ((slot >>> 1) & TIME_MASK)) & TIME_MASK;
       const recent = age <= Math.max(1, (capacity >>> RECENT_SHIFT) >>> this.timeShift);

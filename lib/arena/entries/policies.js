@@ -125,9 +125,19 @@ class EvictionPolicy {
 
   /** The policy's decision for a live, unexpired record at the tail. */
   atTail(ring, slot, size, hash, need) {
-    if (this.compactable(ring, need)) this.recycle(ring, slot, size);
-    else this.evictTail(ring, slot, size, this.shard.evictionCause);
+    if (this.compactable(ring, need)) {
+      this.recycle(ring, slot, size);
+    } else {
+      this.evicting(ring, hash);
+      this.evictTail(ring, slot, size, this.shard.evictionCause);
+    }
   }
+
+  /**
+   * The live record of `hash` at the tail of `ring` is about to be evicted for space (hybrid remembers it).
+   * @type {(ring: import('./ring.js').Ring, hash: number) => void}
+   */
+  evicting() {}
 
   /**
    * Whether moving live records beats evicting them: enough of the ring is
@@ -272,34 +282,27 @@ class S3FifoPolicy extends EvictionPolicy {
 
   atTail(ring, slot, size, hash, need) {
     const shard = this.shard;
-    if (ring.index === RING_SMALL) {
-      if (shard.frequency(slot) > 0) {
-        // A small ring that holds most of the cache is a CLOCK: a main ring
-        // of a few entries would evict what it promoted before its next read.
-        if (shard.relocationBudget > 0 && shard.ghosts.share > SHARE_HALF) {
-          this.secondChance(ring, slot, size, 0);
-        } else {
-          shard.setFrequency(slot, 0);
-          ring.moveTailTo(shard.main, size, hash);
-          shard.counters[STAT.promotions]++;
-        }
-      } else if (this.compactable(ring, need)) {
-        this.recycle(ring, slot, size);
-      } else {
-        shard.ghosts.put(hash, GHOST_SMALL);
-        this.evictTail(ring, slot, size, shard.evictionCause);
-      }
-      return;
-    }
     const frequency = shard.frequency(slot);
-    if (shard.relocationBudget > 0 && frequency > 0) {
+    if (ring.index === RING_SMALL && frequency > 0) {
+      // A small ring that holds most of the cache is a CLOCK: a main ring
+      // of a few entries would evict what it promoted before its next read.
+      if (shard.relocationBudget > 0 && shard.ghosts.share > SHARE_HALF) {
+        this.secondChance(ring, slot, size, 0);
+      } else {
+        shard.setFrequency(slot, 0);
+        ring.moveTailTo(shard.main, size, hash);
+        shard.counters[STAT.promotions]++;
+      }
+    } else if (ring.index !== RING_SMALL && shard.relocationBudget > 0 && frequency > 0) {
       this.secondChance(ring, slot, size, frequency - 1);
-    } else if (this.compactable(ring, need)) {
-      this.recycle(ring, slot, size);
     } else {
-      shard.ghosts.put(hash, GHOST_MAIN);
-      this.evictTail(ring, slot, size, shard.evictionCause);
+      super.atTail(ring, slot, size, hash, need);
     }
+  }
+
+  /** A key evicted from either ring becomes a ghost of that ring. */
+  evicting(ring, hash) {
+    this.shard.ghosts.put(hash, ring.index === RING_SMALL ? GHOST_SMALL : GHOST_MAIN);
   }
 
   evictForCount() {
